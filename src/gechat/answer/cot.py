@@ -1,0 +1,40 @@
+"""The chain-of-thought answerer: top chunks as numbered excerpts, Answer/Thoughts out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gechat.answer.base import Draft
+from gechat.answer.parser import parse_cot
+from gechat.models.llm.base import LLM, Message
+from gechat.prompts import PROMPTS
+from gechat.types import ChunkHit
+
+
+class CoTAnswerer:
+    name = "cot"
+
+    def __init__(self, llm: LLM, *, max_tokens: int, max_thoughts: int) -> None:
+        self.llm, self.max_tokens, self.max_thoughts = llm, max_tokens, max_thoughts
+
+    def messages(self, question: str, contexts: list[ChunkHit]) -> list[Message]:
+        context = "\n\n".join(
+            PROMPTS["context_item"].format(n=i, title=h.doc_title, page=h.chunk.page, text=h.chunk.text)
+            for i, h in enumerate(contexts, 1)
+        )
+        return [
+            {"role": "system", "content": PROMPTS["answer_system"].format(max_thoughts=self.max_thoughts)},
+            {"role": "user", "content": PROMPTS["answer_user"].format(context=context, question=question)},
+        ]
+
+    def answer(self, question: str, contexts: list[ChunkHit]) -> Draft:
+        out = self.llm.complete(self.messages(question, contexts), max_tokens=self.max_tokens)
+        return self.parse(out.text)
+
+    def stream(self, question: str, contexts: list[ChunkHit]) -> Iterator[str]:
+        """Text deltas as they are generated; feed the joined text to ``parse``."""
+        yield from self.llm.stream(self.messages(question, contexts), max_tokens=self.max_tokens)
+
+    def parse(self, raw: str) -> Draft:
+        parsed = parse_cot(raw, self.max_thoughts)
+        return Draft(text=parsed.answer, thoughts=parsed.thoughts, raw=raw)

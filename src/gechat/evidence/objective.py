@@ -1,0 +1,107 @@
+"""GE-Chat's evidence objective: F(s) = alpha * P_entail(s => claim) - beta * len_norm(s).
+
+For every claim the candidates are the sentences of the retrieved chunks (pre-ranked by
+embedding cosine when there are more than ``evidence_max_candidates``, so the entailment
+model sees at most that many). The best sentence wins; if no single sentence reaches the
+supported threshold, adjacent pairs around the strongest candidates are scored, and a pair
+that entails the claim where neither sentence did is returned instead (multi-sentence
+facts). F is maximised among the candidates that reach the threshold when any do.
+Verdict: supported if P_entail >= supported_threshold; contradicted if some
+candidate's P_contradiction >= contradicted_threshold; otherwise unsupported, with the
+closest sentence still shown so the reader sees why.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.lengths import get_len_norm
+from gechat.models.embed_base import Embedder
+from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, EntailmentScorer
+from gechat.types import Claim, Evidence, Sentence
+
+Probs = npt.NDArray[np.float32]
+
+
+class ObjectiveSelector:
+    name = "nli-objective"
+
+    def __init__(self, scorer: EntailmentScorer, embedder: Embedder | None, *, alpha: float,
+                 beta: float, len_norm: str, len_ref_words: int, max_candidates: int,
+                 pair_top: int, supported: float, contradicted: float) -> None:
+        self.scorer, self.embedder = scorer, embedder
+        self.alpha, self.beta = alpha, beta
+        self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
+        self.max_candidates, self.pair_top = max_candidates, pair_top
+        self.supported, self.contradicted = supported, contradicted
+
+    def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
+        pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
+        return self.alpha * p_entail.astype(np.float64) - self.beta * pen
+
+    def select(self, claims: list[ClaimInput], pool: EvidencePool) -> list[Claim]:
+        ranked = self._preselect(claims, pool)
+        return [self._one(c, cands, pool) for c, cands in zip(claims, ranked, strict=True)]
+
+    def _preselect(self, claims: list[ClaimInput], pool: EvidencePool) -> list[list[Sentence]]:
+        sents = pool.sentences
+        if len(sents) <= self.max_candidates or self.embedder is None or not claims:
+            return [sents for _ in claims]
+        vecs = pool.vectors
+        if vecs is None or len(vecs) != len(sents):
+            vecs = self.embedder.embed([s.text for s in sents])
+        q = self.embedder.embed([c.text for c in claims])
+        sims = q @ vecs.T
+        out = []
+        for row in sims:
+            keep = np.sort(np.argsort(-row)[: self.max_candidates])  # document order
+            out.append([sents[i] for i in keep])
+        return out
+
+    def _one(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool) -> Claim:
+        if not cands:
+            return Claim(text=claim.text, source=claim.source, verdict="unsupported")
+        texts = [s.text for s in cands]
+        probs = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
+        f = self.objective(probs[:, ENTAILMENT], texts)
+        # F is maximised over the sentences that entail the claim when there are any, so a
+        # short sentence that does not support the claim never beats one that does.
+        entails = probs[:, ENTAILMENT] >= self.supported
+        best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() else int(np.argmax(f))
+        evidence = pool.evidence([cands[best]], probs[best], float(f[best]), self.name)
+        if probs[best, ENTAILMENT] < self.supported:
+            pair = self._best_pair(claim, cands, probs, pool)
+            if pair is not None:
+                evidence = pair
+        if evidence.p_entail >= self.supported:
+            return Claim(text=claim.text, source=claim.source, verdict="supported", evidence=[evidence])
+        worst = int(np.argmax(probs[:, CONTRADICTION]))
+        if probs[worst, CONTRADICTION] >= self.contradicted:
+            ev = pool.evidence([cands[worst]], probs[worst], float(f[worst]), self.name)
+            return Claim(text=claim.text, source=claim.source, verdict="contradicted", evidence=[ev])
+        return Claim(text=claim.text, source=claim.source, verdict="unsupported", evidence=[evidence])
+
+    def _best_pair(self, claim: ClaimInput, cands: list[Sentence], probs: Probs,
+                   pool: EvidencePool) -> Evidence | None:
+        """Adjacent pairs around the top singles; only a pair that passes the threshold counts."""
+        by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
+        top = np.argsort(-probs[:, ENTAILMENT])[: self.pair_top]
+        pairs: list[tuple[Sentence, Sentence]] = []
+        seen: set[tuple[int, int]] = set()
+        for i in top:
+            s = cands[int(i)]
+            for a, b in ((by_pos.get((s.chunk_id, s.ord - 1)), s), (s, by_pos.get((s.chunk_id, s.ord + 1)))):
+                if a is not None and b is not None and (a.id, b.id) not in seen:
+                    seen.add((a.id, b.id))
+                    pairs.append((a, b))
+        if not pairs:
+            return None
+        texts = [pool.span_text(a, b) for a, b in pairs]
+        p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
+        f = self.objective(p[:, ENTAILMENT], texts)
+        j = int(np.argmax(f))
+        if p[j, ENTAILMENT] < self.supported:
+            return None
+        return pool.evidence(list(pairs[j]), p[j], float(f[j]), self.name)

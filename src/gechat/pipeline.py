@@ -1,0 +1,212 @@
+"""The library's front door: ``Workspace(path).add(files)`` and ``.ask(question)``.
+
+Wires the stages chosen by name in Settings: load -> index -> retrieve -> answer ->
+evidence. Components are built lazily, so listing documents never loads an LLM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from gechat.answer import ANSWERERS, Answerer
+from gechat.answer.claims import make_claims
+from gechat.documents import chunk_sentences, load_document, split_sentences
+from gechat.errors import GechatError, StoreError
+from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
+from gechat.models import EMBEDDERS, ENTAILERS, build_llm
+from gechat.models.embed_base import Embedder
+from gechat.models.entail.base import EntailmentScorer
+from gechat.models.llm.cache import CachedLLM
+from gechat.retrieve import RETRIEVERS, Retriever
+from gechat.settings import Settings
+from gechat.store.base import NewDocument
+from gechat.store.sqlite import SQLiteStore
+from gechat.types import Answer, Document, Usage
+
+DB_NAME = "gechat.sqlite"
+Progress = Callable[[str, str], None]  # (file, step)
+
+
+@dataclass
+class AddResult:
+    path: str
+    status: Literal["added", "duplicate", "failed"]
+    document: Document | None = None
+    error: GechatError | None = None
+    seconds: float = 0.0
+    steps: dict[str, float] = field(default_factory=dict)
+
+
+class Workspace:
+    def __init__(self, path: str | Path = ".gechat", settings: Settings | None = None, *,
+                 llm: CachedLLM | None = None, embedder: Embedder | None = None,
+                 scorer: EntailmentScorer | None = None) -> None:
+        self.path = Path(path)
+        self.settings = settings or Settings.load()
+        self.store = SQLiteStore(self.path / DB_NAME, self.settings.ann_threshold)
+        if llm is not None:
+            self.__dict__["llm"] = llm
+        if embedder is not None:
+            self.__dict__["embedder"] = embedder
+        if scorer is not None:
+            self.__dict__["scorer"] = scorer
+
+    # --- components, built on first use ---
+    @cached_property
+    def embedder(self) -> Embedder:
+        return EMBEDDERS.create(self.settings.embedder, self.settings)
+
+    @cached_property
+    def llm(self) -> CachedLLM:
+        return build_llm(self.settings, Usage())
+
+    @cached_property
+    def scorer(self) -> EntailmentScorer:
+        return ENTAILERS.create(self.settings.entailment, self.settings)
+
+    @cached_property
+    def retriever(self) -> Retriever:
+        return RETRIEVERS.create(self.settings.retriever, self.settings, store=self.store,
+                                 embedder=self.embedder)
+
+    @cached_property
+    def answerer(self) -> Answerer:
+        return ANSWERERS.create("cot", self.settings, llm=self.llm)
+
+    @cached_property
+    def selector(self) -> EvidenceSelector:
+        return SELECTORS.create(self.settings.evidence, self.settings, scorer=self.scorer,
+                                embedder=self.embedder, llm=self.llm)
+
+    # --- documents ---
+    def add(self, paths: Iterable[str | Path], progress: Progress | None = None) -> list[AddResult]:
+        """Adds each file in its own transaction; a bad file is reported, the rest go on."""
+        results = []
+        for p in paths:
+            t0 = time.perf_counter()
+            try:
+                results.append(self._add_one(Path(p), progress))
+            except GechatError as e:
+                results.append(AddResult(path=str(p), status="failed", error=e))
+            results[-1].seconds = time.perf_counter() - t0
+        return results
+
+    def _add_one(self, path: Path, progress: Progress | None) -> AddResult:
+        def step(name: str) -> None:
+            if progress is not None:
+                progress(str(path), name)
+
+        step("reading")
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise StoreError(f"{path}: no such file", hint="check the path") from None
+        except OSError as e:
+            raise StoreError(f"{path}: cannot read ({e.strerror})") from None
+        sha = hashlib.sha256(data).hexdigest()
+        existing = self.store.find_sha256(sha)
+        if existing is not None:
+            return AddResult(path=str(path), status="duplicate", document=existing)
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        step("parsing")
+        parsed = load_document(path, max_bytes=int(self.settings.max_file_mb * 1024 * 1024))
+        sentences = split_sentences(parsed)
+        chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=self.settings.chunk_tokens,
+                                 n_chunks=self.settings.n_chunks)
+        timings["parse"] = time.perf_counter() - t
+        t = time.perf_counter()
+        step("embedding")
+        self._check_embedder()
+        s_vecs = self.embedder.embed([s.text for s in sentences])
+        c_vecs = self.embedder.embed([c.text for c in chunks])
+        timings["embed"] = time.perf_counter() - t
+        t = time.perf_counter()
+        step("storing")
+        doc = self.store.insert(NewDocument(str(path.resolve()), sha, parsed, sentences, chunks, s_vecs, c_vecs))
+        if self.store.get_meta("embedder") is None:
+            self.store.set_meta("embedder", self._embedder_id())
+        timings["store"] = time.perf_counter() - t
+        return AddResult(path=str(path), status="added", document=doc, steps=timings)
+
+    def _embedder_id(self) -> str:
+        return f"{self.embedder.name}/{self.embedder.dim}"
+
+    def _check_embedder(self) -> None:
+        stored = self.store.get_meta("embedder")
+        if stored is not None and self.store.documents() and stored != self._embedder_id():
+            raise StoreError(
+                f"this workspace was indexed with embedder {stored}, not {self._embedder_id()}",
+                hint="use the same embedder setting, or a new --workspace",
+            )
+
+    def documents(self) -> list[Document]:
+        return self.store.documents()
+
+    def find(self, ref: str | int) -> Document:
+        """A document by id, title, file name or path."""
+        docs = self.store.documents()
+        for d in docs:
+            if str(d.id) == str(ref) or ref in (d.title, d.path, Path(d.path).name):
+                return d
+        raise StoreError(f"no document {ref!r} in this workspace", hint="`gechat docs` lists them")
+
+    def remove(self, ref: str | int) -> Document:
+        doc = self.find(ref)
+        self.store.remove(doc.id)
+        return doc
+
+    # --- questions ---
+    def ask(self, question: str) -> Answer:
+        question = question.strip()
+        if not question:
+            raise GechatError("the question is empty", hint='ask something, e.g. gechat ask "What is X?"')
+        if not self.store.documents():
+            raise StoreError("this workspace has no documents", hint="add some with `gechat add FILE`")
+        self._check_embedder()
+        usage = Usage()
+        self.llm.usage = usage
+        t = time.perf_counter()
+        hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
+        usage.stage("retrieve").seconds += time.perf_counter() - t
+
+        t = time.perf_counter()
+        with self.llm.stage("answer"):
+            draft = self.answerer.answer(question, hits)
+        usage.stage("answer").seconds = time.perf_counter() - t
+
+        t = time.perf_counter()
+        claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts)
+        pool = self.evidence_pool([h.chunk.id for h in hits])
+        before = _scorer_tokens(self.scorer) if claims else 0
+        with self.llm.stage("evidence"):
+            grounded = self.selector.select(claims, pool) if claims else []
+        ev = usage.stage("evidence")
+        ev.seconds = time.perf_counter() - t
+        if claims:
+            ev.prompt_tokens += _scorer_tokens(self.scorer) - before
+        return Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
+                      contexts=hits, raw=draft.raw, usage=usage)
+
+    def evidence_pool(self, chunk_ids: list[int]) -> EvidencePool:
+        sentences = self.store.sentences_of_chunks(chunk_ids)
+        chunks = {c.id: c for c in self.store.chunks(chunk_ids)}
+        titles = {d.id: Path(d.path).name for d in self.store.documents()}
+        vectors = self.store.vectors("sentence", [s.id for s in sentences]) if sentences else None
+        return EvidencePool(sentences=sentences, chunks=chunks, titles=titles,
+                            vectors=None if vectors is None else np.asarray(vectors, np.float32))
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _scorer_tokens(scorer: EntailmentScorer) -> int:
+    return int(getattr(scorer, "tokens_evaluated", 0))

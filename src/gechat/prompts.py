@@ -1,0 +1,36 @@
+"""Every prompt gechat sends to an LLM, in one place.
+
+Written for small local models (Qwen2.5 0.5B/1.5B): short, explicit about the output
+shape, no few-shot padding that would cost prompt tokens on a CPU.
+"""
+
+from __future__ import annotations
+
+PROMPTS: dict[str, str] = {}
+
+# --- answer: chain-of-thought with a fixed output shape (GE-Chat / EvidenceChat) ---
+PROMPTS["answer_system"] = (
+    "You answer questions using only the document excerpts you are given. "
+    "If the excerpts do not contain the answer, say that the documents do not say.\n"
+    "Reply in exactly this shape and nothing else:\n"
+    "Answer: <a direct answer in one to three sentences>\n"
+    "Thoughts:\n"
+    "1. <a reasoning step, citing what the excerpts state>\n"
+    "2. <the next step>\n"
+    "Use at most {max_thoughts} steps, each one sentence."
+)
+PROMPTS["answer_user"] = "Excerpts:\n{context}\n\nQuestion: {question}"
+PROMPTS["context_item"] = "[{n}] ({title}, page {page})\n{text}"
+
+# --- entailment with an LLM: hypothesis first, so its tokens form a shared, cached
+# prefix and only the premise is evaluated per candidate ---
+PROMPTS["entail_system"] = (
+    "You judge whether a passage proves a statement. Reply with one word: "
+    "yes, no, or unknown."
+)
+PROMPTS["entail_user_prefix"] = (
+    "Statement: {hypothesis}\n"
+    "Reply yes if the passage below shows the statement is true, no if it shows the "
+    "statement is false, unknown if it does not settle it.\n"
+    "Passage: "
+)

@@ -1,0 +1,185 @@
+"""The data model that flows between pipeline stages.
+
+Offsets: ``start``/``end`` are character offsets into the document's extracted text, so
+``doc_text[start:end] == sentence.text`` always holds. Pages are numbered from 1.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Verdict = Literal["supported", "unsupported", "contradicted"]
+
+
+class Box(BaseModel):
+    """A rectangle on a PDF page, in PDF points, origin top-left (PyMuPDF convention)."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class Span(BaseModel):
+    """A stretch of the document text that sentence splitting must not cross."""
+
+    start: int
+    end: int
+    page: int = 1
+
+
+class WordBox(BaseModel):
+    """Where one word of the extracted text sits on its page (PDFs only)."""
+
+    start: int
+    end: int
+    box: Box
+
+
+class PageInfo(BaseModel):
+    number: int
+    start: int
+    end: int
+    width: float = 0.0
+    height: float = 0.0
+
+
+class ParsedDocument(BaseModel):
+    """What a loader returns: the text and the layout needed to locate sentences."""
+
+    text: str
+    kind: str
+    title: str
+    pages: list[PageInfo]
+    blocks: list[Span]
+    words: list[WordBox] = Field(default_factory=list)
+
+
+class SentenceSpan(BaseModel):
+    """A sentence before it is stored: offsets, page and PDF boxes."""
+
+    start: int
+    end: int
+    text: str
+    page: int = 1
+    boxes: list[Box] = Field(default_factory=list)
+
+
+class ChunkSpan(BaseModel):
+    """Whole sentences grouped into a chunk; ``sentences`` index into the sentence list."""
+
+    sentences: list[int]
+    start: int
+    end: int
+    text: str
+    n_tokens: int
+
+
+class Document(BaseModel):
+    id: int
+    path: str
+    sha256: str
+    kind: str
+    title: str
+    n_pages: int
+    n_sentences: int = 0
+    n_chunks: int = 0
+    added_at: str = ""
+
+
+class Sentence(BaseModel):
+    id: int
+    doc_id: int
+    chunk_id: int
+    ord: int
+    page: int
+    start: int
+    end: int
+    text: str
+    boxes: list[Box] = Field(default_factory=list)
+
+
+class Chunk(BaseModel):
+    id: int
+    doc_id: int
+    ord: int
+    page: int = 1  # the page of its first sentence
+    start: int
+    end: int
+    text: str
+    sentence_ids: list[int] = Field(default_factory=list)
+
+
+class ChunkHit(BaseModel):
+    chunk: Chunk
+    score: float
+    doc_title: str = ""
+
+
+class Evidence(BaseModel):
+    """Verbatim source text for a claim: one sentence or a pair of adjacent sentences."""
+
+    sentences: list[Sentence]
+    doc_id: int
+    doc_title: str
+    page: int
+    start: int
+    end: int
+    text: str
+    p_entail: float
+    p_contradict: float
+    score: float
+    selector: str
+
+    @property
+    def locator(self) -> str:
+        return f"{self.doc_title}:{self.page}:{self.start}-{self.end}"
+
+
+class Claim(BaseModel):
+    text: str
+    source: Literal["answer", "thought"]
+    verdict: Verdict
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class StageUsage(BaseModel):
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+class Usage(BaseModel):
+    """Cost of one question: LLM counters and wall seconds, per stage."""
+
+    stages: dict[str, StageUsage] = Field(default_factory=dict)
+
+    def stage(self, name: str) -> StageUsage:
+        return self.stages.setdefault(name, StageUsage())
+
+    @property
+    def total(self) -> StageUsage:
+        out = StageUsage()
+        for s in self.stages.values():
+            out.calls += s.calls
+            out.cache_hits += s.cache_hits
+            out.prompt_tokens += s.prompt_tokens
+            out.completion_tokens += s.completion_tokens
+            out.seconds += s.seconds
+        return out
+
+
+class Answer(BaseModel):
+    question: str
+    text: str
+    thoughts: list[str]
+    claims: list[Claim]
+    contexts: list[ChunkHit] = Field(default_factory=list)
+    raw: str = ""
+    corrected: str | None = None
+    usage: Usage = Field(default_factory=Usage)

@@ -1,0 +1,131 @@
+"""GE-Chat's F(s) on hand-made candidates with a scripted entailment scorer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.lengths import get_len_norm
+from gechat.evidence.objective import ObjectiveSelector
+from gechat.types import Chunk, Sentence
+
+TEXT = "Alpha is red. Alpha is big. Beta is small and was built in 1990 by a team. Gamma."
+
+
+class Scripted:
+    """P(entail) / P(contra) looked up by premise text; everything else is neutral."""
+
+    name = "scripted"
+
+    def __init__(self, table: dict[str, tuple[float, float]]) -> None:
+        self.table, self.calls = table, 0
+
+    def score(self, premises: Sequence[str], hypothesis: str) -> npt.NDArray[np.float32]:
+        self.calls += len(premises)
+        rows = []
+        for p in premises:
+            e, c = self.table.get(p, (0.05, 0.05))
+            rows.append([c, 1 - e - c, e])
+        return np.asarray(rows, dtype=np.float32)
+
+
+def pool() -> EvidencePool:
+    spans = [(0, 13), (14, 27), (28, 74), (75, 81)]
+    sents = [Sentence(id=i + 1, doc_id=1, chunk_id=1, ord=i, page=2, start=a, end=b, text=TEXT[a:b])
+             for i, (a, b) in enumerate(spans)]
+    chunk = Chunk(id=1, doc_id=1, ord=0, start=0, end=len(TEXT), text=TEXT,
+                  sentence_ids=[s.id for s in sents])
+    return EvidencePool(sentences=sents, chunks={1: chunk}, titles={1: "doc.pdf"})
+
+
+def selector(scorer: Scripted, **kw: object) -> ObjectiveSelector:
+    args = dict(alpha=0.5, beta=0.5, len_norm="words", len_ref_words=60, max_candidates=60,
+                pair_top=3, supported=0.5, contradicted=0.6)
+    args.update(kw)
+    return ObjectiveSelector(scorer, None, **args)  # type: ignore[arg-type]
+
+
+def test_objective_values() -> None:
+    sel = selector(Scripted({}))
+    f = sel.objective(np.array([0.9, 0.9], np.float32), ["one two three", "one " * 30])
+    assert f[0] == pytest.approx(0.5 * 0.9 - 0.5 * 3 / 60)
+    assert f[1] == pytest.approx(0.5 * 0.9 - 0.5 * 30 / 60)
+
+
+def test_shorter_of_two_entailing_sentences_wins() -> None:
+    p = pool()
+    scorer = Scripted({p.sentences[0].text: (0.9, 0.0), p.sentences[2].text: (0.92, 0.0)})
+    (claim,) = selector(scorer).select([ClaimInput(text="Alpha is red.", source="answer")], p)
+    assert claim.verdict == "supported"
+    ev = claim.evidence[0]
+    assert ev.text == "Alpha is red." and (ev.start, ev.end, ev.page) == (0, 13, 2)
+    assert TEXT[ev.start:ev.end] == ev.text
+    assert ev.p_entail == pytest.approx(0.9)
+
+
+def test_entailing_sentence_beats_shorter_non_entailing_one() -> None:
+    p = pool()
+    scorer = Scripted({p.sentences[2].text: (0.55, 0.0), "Gamma.": (0.3, 0.0)})
+    (claim,) = selector(scorer).select([ClaimInput(text="Beta dates from 1990.", source="answer")], p)
+    assert claim.verdict == "supported"
+    assert claim.evidence[0].text == p.sentences[2].text
+
+
+def test_adjacent_pair_when_no_single_sentence_entails() -> None:
+    p = pool()
+    pair_text = TEXT[0:27]
+    scorer = Scripted({p.sentences[0].text: (0.4, 0.0), p.sentences[1].text: (0.3, 0.0),
+                       pair_text: (0.8, 0.0)})
+    (claim,) = selector(scorer).select([ClaimInput(text="Alpha is big and red.", source="answer")], p)
+    assert claim.verdict == "supported"
+    ev = claim.evidence[0]
+    assert ev.text == pair_text and len(ev.sentences) == 2 and (ev.start, ev.end) == (0, 27)
+
+
+def test_pair_that_does_not_entail_is_not_used() -> None:
+    p = pool()
+    scorer = Scripted({p.sentences[0].text: (0.4, 0.0)})
+    (claim,) = selector(scorer).select([ClaimInput(text="Alpha is huge.", source="answer")], p)
+    assert claim.verdict == "unsupported"
+    assert claim.evidence[0].text == "Alpha is red."  # the closest, shown with the verdict
+
+
+def test_contradiction_verdict() -> None:
+    p = pool()
+    scorer = Scripted({p.sentences[0].text: (0.05, 0.9)})
+    (claim,) = selector(scorer).select([ClaimInput(text="Alpha is blue.", source="thought")], p)
+    assert claim.verdict == "contradicted"
+    assert claim.evidence[0].text == "Alpha is red." and claim.evidence[0].p_contradict == pytest.approx(0.9)
+
+
+def test_thresholds_come_from_settings() -> None:
+    p = pool()
+    scorer = Scripted({p.sentences[0].text: (0.7, 0.0)})
+    claims = [ClaimInput(text="Alpha is red.", source="answer")]
+    assert selector(scorer, supported=0.6).select(claims, p)[0].verdict == "supported"
+    assert selector(scorer, supported=0.8).select(claims, p)[0].verdict == "unsupported"
+
+
+def test_no_candidates_is_unsupported_without_evidence() -> None:
+    empty = EvidencePool(sentences=[], chunks={}, titles={})
+    (claim,) = selector(Scripted({})).select([ClaimInput(text="x y z", source="answer")], empty)
+    assert claim.verdict == "unsupported" and claim.evidence == []
+
+
+@pytest.mark.parametrize("name", ["words", "max", "log", "none"])
+def test_len_norms_in_unit_interval_and_monotone(name: str) -> None:
+    fn = get_len_norm(name)
+    vals = fn(["a", "a b c", "a " * 100], 60)
+    assert all(0.0 <= v <= 1.0 for v in vals)
+    assert vals[0] <= vals[1] <= vals[2]
+
+
+def test_unknown_len_norm_is_a_clear_error() -> None:
+    from gechat.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="len_norm"):
+        get_len_norm("chars")
