@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 # Wheels we build and the joined model files live here, not only in $HOME.
 CACHE ?= $(CURDIR)/.cache
 export GECHAT_HOME ?= $(CACHE)/gechat
-export GECHAT_MODELS_DIR ?= $(GECHAT_HOME)/models
+export GECHAT_MODELS_DIR ?= $(CACHE)/models
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LLAMA_VERSION := 0.3.36
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)

@@ -1,0 +1,80 @@
+"""Word (.docx) loader (python-docx).
+
+Body paragraphs (headings included) and table rows are read in document order; each one is
+a block. A table row becomes one line with its cells joined by `` | `` so a row reads as a
+record and a sentence never glues two rows together.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import docx
+from docx.document import Document as DocxDocument
+from docx.opc.exceptions import PackageNotFoundError
+from docx.table import Table
+from docx.text.paragraph import Paragraph
+
+from gechat.documents.html import join_blocks
+from gechat.documents.text import require_text, single_page
+from gechat.errors import LoadError
+from gechat.types import ParsedDocument
+
+
+class DocxLoader:
+    suffixes: tuple[str, ...] = (".docx",)
+
+    def load(self, path: Path) -> ParsedDocument:
+        try:
+            document = docx.Document(str(path))
+        except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+            raise LoadError(
+                f"{path.name} is not a readable .docx file (corrupt, or another format).",
+                hint="Open it in Word or LibreOffice and save it again as .docx.",
+            ) from exc
+        except OSError as exc:
+            raise LoadError(f"Cannot read {path.name}: {exc}") from exc
+        paragraphs = docx_paragraphs(document)
+        text, blocks = join_blocks(paragraphs)
+        require_text(text, path)
+        return ParsedDocument(text=text, kind="docx", title=path.stem, pages=single_page(text),
+                              blocks=blocks)
+
+
+def docx_paragraphs(document: DocxDocument) -> list[str]:
+    out: list[str] = []
+    for item in document.iter_inner_content():
+        if isinstance(item, Paragraph):
+            para = _clean(item.text)
+            if para:
+                out.append(para)
+        elif isinstance(item, Table):
+            out.extend(_table_rows(item))
+    return out
+
+
+def _table_rows(table: Table) -> list[str]:
+    rows: list[str] = []
+    for row in table.rows:
+        cells: list[str] = []
+        seen: set[int] = set()
+        for cell in row.cells:
+            # Merged cells come back once per grid column; keep each underlying cell once.
+            key = id(cell._tc)
+            if key in seen:
+                continue
+            seen.add(key)
+            value = " ".join(_clean(cell.text).split())
+            if value:
+                cells.append(value)
+        if cells:
+            rows.append(" | ".join(cells))
+    return rows
+
+
+def _clean(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+__all__ = ["DocxLoader", "docx_paragraphs"]

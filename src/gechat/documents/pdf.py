@@ -1,0 +1,260 @@
+"""PDF loader (PyMuPDF): text in reading order, with a rectangle for every word.
+
+The text is ours, not the PDF's: lines of a paragraph are joined by one space, words broken
+by a hyphen at a line end are joined again, paragraphs and pages are separated by blank
+lines, and running headers, page numbers and margin line numbers are left out. Every word
+put in the text gets a ``WordBox``, so any span of the text can be highlighted on its page.
+The loader only reads: nothing is written anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymupdf
+
+from gechat.documents.pdf_layout import (
+    Line,
+    RawWord,
+    Row,
+    Word,
+    continues,
+    drop_furniture,
+    edge_rows,
+    is_caption,
+    page_lines,
+    paragraphs_of,
+    reading_regions,
+    repeated_keys,
+    rows_of,
+)
+from gechat.errors import LoadError
+from gechat.types import Box, PageInfo, ParsedDocument, Span, WordBox
+
+DEFAULT_MAX_BYTES = 200_000_000  # 200 MB
+# Ligatures are expanded ("ﬁ" -> "fi") so the text matches what people type and search for.
+_FLAGS = (pymupdf.TEXTFLAGS_WORDS | pymupdf.TEXT_MEDIABOX_CLIP) & ~pymupdf.TEXT_PRESERVE_LIGATURES
+_HYPHENS = ("-", "\u00ad", "\u2010")
+_OCR_HINT = "Run OCR first (for example `ocrmypdf in.pdf out.pdf`), then add the new file."
+
+
+class PdfLoader:
+    suffixes: tuple[str, ...] = (".pdf",)
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+
+    def load(self, path: Path) -> ParsedDocument:
+        check_size(path, self.max_bytes)
+        with _open(path) as doc:
+            if doc.page_count == 0:
+                raise LoadError(f"{path.name} is empty: the PDF has no pages.",
+                                hint="Export the document to PDF again.")
+            pages, failed = _extract(doc)
+            if not any(p.lines for p in pages):
+                _raise_no_text(doc, path, failed)
+        return build_document(pages, title=path.stem)
+
+
+def check_size(path: Path, max_bytes: int) -> int:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise LoadError(f"Cannot read {path.name}: {exc.strerror or exc}",
+                        hint="Check the path and the file permissions.") from exc
+    if size == 0:
+        raise LoadError(f"{path.name} is empty (0 bytes).", hint="Add a file that has content.")
+    if size > max_bytes:
+        raise LoadError(
+            f"{path.name} is too large: {size / 1e6:.1f} MB; "
+            f"the limit is {max_bytes / 1e6:.1f} MB.",
+            hint="Split the file into smaller parts, or raise the size limit.",
+        )
+    return size
+
+
+def _open(path: Path) -> pymupdf.Document:
+    try:
+        doc: pymupdf.Document = pymupdf.open(  # type: ignore[no-untyped-call]
+            str(path), filetype="pdf"
+        )
+    except Exception as exc:  # MuPDF reports damage with several exception types
+        raise LoadError(
+            f"{path.name} is corrupt or not a PDF: it cannot be opened.",
+            hint="Check that it opens in a PDF viewer; if it does, print it to a new PDF.",
+        ) from exc
+    if not doc.is_pdf or doc.needs_pass:
+        encrypted = bool(doc.needs_pass)
+        doc.close()  # type: ignore[no-untyped-call]
+        if not encrypted:
+            raise LoadError(f"{path.name} is not a PDF file.", hint="Rename it to its real type.")
+        raise LoadError(
+            f"{path.name} is encrypted: it needs a password to open.",
+            hint="Save an unencrypted copy (e.g. print to PDF after entering the password).",
+        )
+    return doc
+
+
+@dataclass(slots=True)
+class PageText:
+    """One page's lines in unrotated coordinates, and how to map them onto the shown page."""
+
+    lines: list[Line]
+    width: float  # unrotated, the space the layout analysis works in
+    height: float
+    shown_width: float  # as displayed (``page.rect``), the space boxes are reported in
+    shown_height: float
+    matrix: tuple[float, float, float, float, float, float] | None = None
+
+
+def _extract(doc: pymupdf.Document) -> tuple[list[PageText], int]:
+    pages: list[PageText] = []
+    failed = 0
+    for number in range(doc.page_count):
+        page = doc[number]
+        shown = page.rect
+        rotated = bool(page.rotation)
+        # Words come in unrotated coordinates; the layout is analysed there (where text
+        # runs left to right) and only the final boxes are turned to the displayed page.
+        base = shown * page.derotation_matrix if rotated else shown
+        m = page.rotation_matrix
+        matrix = (float(m.a), float(m.b), float(m.c), float(m.d), float(m.e), float(m.f))
+        try:
+            raw: list[RawWord] = page.get_text(  # type: ignore[no-untyped-call]
+                "words", flags=_FLAGS
+            )
+            lines = page_lines(raw)
+        except Exception:  # one damaged page should not lose the rest of the document
+            failed += 1
+            lines = []
+        pages.append(PageText(lines, float(base.width), float(base.height), float(shown.width),
+                              float(shown.height), matrix if rotated else None))
+    return pages, failed
+
+
+def _raise_no_text(doc: pymupdf.Document, path: Path, failed: int) -> None:
+    if failed == doc.page_count:
+        raise LoadError(f"{path.name} is corrupt: no page could be read.",
+                        hint="Check that it opens in a PDF viewer; if so, print it to a new PDF.")
+    pages = [doc[i] for i in range(doc.page_count)]
+    if any(page.get_images() or page.get_image_info()  # type: ignore[no-untyped-call]
+           for page in pages):
+        raise LoadError(
+            f"{path.name} is an image-only (scanned) PDF with no text layer; it needs OCR.",
+            hint=_OCR_HINT,
+        )
+    raise LoadError(f"{path.name} is empty: no page has extractable text.",
+                    hint="Check the PDF in a viewer; if text shows, print it to a new PDF.")
+
+
+def build_document(pages: list[PageText], *, title: str) -> ParsedDocument:
+    """Lay the pages out as text, in reading order, with word boxes and blocks."""
+    edges = [edge_rows(p.lines, p.height) for p in pages]
+    keys = repeated_keys(edges)
+    out = _TextBuilder()
+    infos: list[PageInfo] = []
+    for number, page in enumerate(pages, start=1):
+        kept = drop_furniture(page.lines, edges[number - 1], keys, page.width)
+        paras: list[list[Row]] = []
+        for region in reading_regions(kept, page.width):
+            region_paras = paragraphs_of(rows_of(region))
+            _carry_over(paras, region_paras)
+            paras.extend(region_paras)
+        if paras and out.pos:
+            out.add("\n\n")
+        start = out.pos
+        for i, para in enumerate(paras):
+            if i:
+                out.add("\n\n")
+            out.paragraph(para, number, page)
+        infos.append(PageInfo(number=number, start=start, end=out.pos, width=page.shown_width,
+                              height=page.shown_height))
+    return ParsedDocument(text="".join(out.parts), kind="pdf", title=title, pages=infos,
+                          blocks=out.blocks, words=out.words)
+
+
+def _carry_over(before: list[list[Row]], region: list[list[Row]]) -> None:
+    """Join a sentence running from the foot of one column to the head of the next.
+
+    The paragraph it continues may sit above the column's footnotes, so the last few
+    paragraphs are tried, latest first; footnotes then follow the joined paragraph.
+    """
+    if not region:
+        return
+    # A figure caption at the head of the column does not interrupt the sentence.
+    k = 1 if len(region) > 1 and is_caption(region[0]) else 0
+    for i in range(len(before) - 1, max(len(before) - 4, -1), -1):
+        if continues(before[i], region[k]):
+            before[i] = before[i] + region.pop(k)
+            return
+
+
+class _TextBuilder:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.pos = 0
+        self.words: list[WordBox] = []
+        self.blocks: list[Span] = []
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.pos += len(text)
+
+    def paragraph(self, rows: list[Row], number: int, page: PageText) -> None:
+        start = self.pos
+        words: list[tuple[Word, bool]] = []  # (word, is it the last word of its row)
+        for row in rows:
+            row_words = row.words
+            words.extend((w, i == len(row_words) - 1) for i, w in enumerate(row_words))
+        join_next = False
+        for k, (word, line_end) in enumerate(words):
+            if k and not join_next:
+                self.add(" ")
+            text = word.text
+            nxt = words[k + 1][0].text if k + 1 < len(words) else ""
+            join_next = line_end and bool(nxt) and _hyphen_break(text, nxt)
+            if join_next:
+                text = _join_piece(text, nxt)
+            self._word(text, word, number, page)
+        self.blocks.append(Span(start=start, end=self.pos, page=number))
+
+    def _word(self, text: str, word: Word, number: int, page: PageText) -> None:
+        x0, y0, x1, y1 = word.x0, word.y0, word.x1, word.y1
+        if page.matrix is not None:
+            x0, y0, x1, y1 = _transform(page.matrix, x0, y0, x1, y1)
+        w, h = page.shown_width, page.shown_height
+        if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+            # Glyph boxes may poke past the page edge; boxes must stay on the page.
+            x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
+            y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
+        box = Box(page=number, x0=x0, y0=y0, x1=x1, y1=y1)
+        self.words.append(WordBox(start=self.pos, end=self.pos + len(text), box=box))
+        self.add(text)
+
+
+def _transform(
+    m: tuple[float, float, float, float, float, float], x0: float, y0: float, x1: float,
+    y1: float,
+) -> tuple[float, float, float, float]:
+    a, b, c, d, e, f = m
+    xs = (a * x0 + c * y0 + e, a * x1 + c * y1 + e)
+    ys = (b * x0 + d * y0 + f, b * x1 + d * y1 + f)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _join_piece(text: str, nxt: str) -> str:
+    """The first half of a word broken at a line end, as it goes into the joined text."""
+    if "-" in text[:-1] or "-" in nxt or text[-2].isupper():
+        # A compound ("state-of-the-art", "FAA-approved") keeps its hyphen.
+        return text[:-1] + "-"
+    return text[:-1]  # "evi-" + "dence": the hyphen only broke the line
+
+
+def _hyphen_break(word: str, nxt: str) -> bool:
+    """A line-end hyphen that splits one word: a letter before it, lowercase after it."""
+    return (len(word) >= 3 and word.endswith(_HYPHENS) and word[-2].isalpha()
+            and nxt[:1].islower())
+
+
+__all__ = ["DEFAULT_MAX_BYTES", "PageText", "PdfLoader", "build_document", "check_size"]

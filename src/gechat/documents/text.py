@@ -1,0 +1,164 @@
+"""Plain-text and Markdown loaders.
+
+The stored text is the file text after newline normalisation, so offsets index what the
+user sees in an editor. Markdown is *not* rendered: blocks only mark where paragraphs,
+headings and list items lie, so sentences never run across them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+
+from gechat.errors import LoadError
+from gechat.types import PageInfo, ParsedDocument, Span
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise LoadError(f"Cannot read {path.name}: {exc.strerror or exc}",
+                        hint="Check the path and the file permissions.") from exc
+
+
+def decode_text(data: bytes) -> str:
+    """Decode by BOM, else UTF-8, else latin-1 (which never fails), and normalise newlines."""
+    text: str | None = None
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                text = None
+            break
+    if text is None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+    text = text.lstrip("\ufeff")
+    # Offsets are computed on this normalised text, so it must be what we store.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def single_page(text: str) -> list[PageInfo]:
+    return [PageInfo(number=1, start=0, end=len(text))]
+
+
+def require_text(text: str, path: Path) -> None:
+    if not text.strip():
+        raise LoadError(f"{path.name} is empty: it contains no text.",
+                        hint="Add a file that contains text.")
+
+
+_PARA = re.compile(r"\S(?:.|\n(?![ \t]*\n))*", re.MULTILINE)
+
+
+class TextLoader:
+    """``.txt``: one block per blank-line separated paragraph."""
+
+    suffixes: tuple[str, ...] = (".txt",)
+
+    def load(self, path: Path) -> ParsedDocument:
+        text = decode_text(read_bytes(path))
+        require_text(text, path)
+        blocks = [Span(start=m.start(), end=_rstrip_end(text, m.start(), m.end()))
+                  for m in _PARA.finditer(text)]
+        return ParsedDocument(text=text, kind="txt", title=path.stem, pages=single_page(text),
+                              blocks=blocks)
+
+
+def _rstrip_end(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+# Line kinds for Markdown. A block starts at the content, after the marker, so a heading's
+# sentence is "Introduction", not "# Introduction"; the text itself keeps the markers.
+_HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]+|$)")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_QUOTE = re.compile(r"[ ]{0,3}>[ \t]?")
+_FENCE = re.compile(r"[ ]{0,3}(```|~~~)")
+_RULE = re.compile(r"[ ]{0,3}(?:[-=*_][ \t]*){3,}$")
+_TABLE_ROW = re.compile(r"[ \t]*\|")
+
+
+class MarkdownLoader:
+    """``.md``: the source text, with blocks for headings, paragraphs, list items, rows."""
+
+    suffixes: tuple[str, ...] = (".md", ".markdown")
+
+    def load(self, path: Path) -> ParsedDocument:
+        text = decode_text(read_bytes(path))
+        require_text(text, path)
+        return ParsedDocument(text=text, kind="md", title=path.stem, pages=single_page(text),
+                              blocks=markdown_blocks(text))
+
+
+def markdown_blocks(text: str) -> list[Span]:
+    blocks: list[Span] = []
+    open_start: int | None = None  # start of the paragraph / list item being collected
+    open_end = 0
+    in_fence: str | None = None
+
+    def close() -> None:
+        nonlocal open_start
+        if open_start is not None and open_end > open_start:
+            blocks.append(Span(start=open_start, end=open_end))
+        open_start = None
+
+    pos = 0
+    for line in text.split("\n"):
+        line_start, line_end = pos, pos + len(line)
+        pos = line_end + 1
+        fence = _FENCE.match(line)
+        if in_fence is not None:
+            # Code stays one block from fence to fence; it is rarely prose worth splitting.
+            open_end = line_end
+            if fence and fence.group(1) == in_fence:
+                close()
+                in_fence = None
+            continue
+        if fence:
+            close()
+            in_fence = fence.group(1)
+            open_start, open_end = line_start, line_end
+            continue
+        if not line.strip():
+            close()
+            continue
+        heading = _HEADING.match(line)
+        rule = _RULE.match(line)
+        if heading or rule or _TABLE_ROW.match(line):
+            # One line, one block; a setext underline closes the paragraph above it too.
+            close()
+            skip = heading.end() if heading else len(line) - len(line.lstrip())
+            open_start, open_end = line_start + skip, _rstrip_end(text, line_start, line_end)
+            close()
+            continue
+        item = _LIST_ITEM.match(line)
+        if item:
+            close()
+            open_start = line_start + item.end()
+        elif open_start is None:
+            quote = _QUOTE.match(line)
+            open_start = line_start + (quote.end() if quote else len(line) - len(line.lstrip()))
+        open_end = _rstrip_end(text, line_start, line_end)
+    if in_fence is not None:
+        open_end = len(text)
+    close()
+    return [b for b in blocks if b.end > b.start]
+
+
+__all__ = ["MarkdownLoader", "TextLoader", "decode_text", "markdown_blocks"]
