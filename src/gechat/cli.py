@@ -79,7 +79,9 @@ def add(
             else:
                 failed += 1
                 e = res.error
-                err.print(f"[red]error:[/] {escape(str(e))}" + (f"\n  [dim]hint: {escape(e.hint)}[/]" if e and e.hint else ""))
+                err.print(f"[red]error:[/] {escape(str(e))}")
+                if e is not None and e.hint:
+                    err.print(f"  [dim]hint: {escape(e.hint)}[/]")
     if failed:
         raise typer.Exit(1)
 
@@ -161,7 +163,8 @@ def _models_dir(models_dir: Path | None) -> Path:
     return models_dir or Settings.load().models_dir
 
 
-ModelsDirOpt = Annotated[Path | None, typer.Option("--models-dir", help="Default: $GECHAT_MODELS_DIR or ~/.cache/gechat/models")]
+ModelsDirOpt = Annotated[Path | None, typer.Option(
+    "--models-dir", help="Default: $GECHAT_MODELS_DIR or ~/.cache/gechat/models")]
 
 
 @models_app.command("list")

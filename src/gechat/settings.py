@@ -103,7 +103,9 @@ class Settings(BaseSettings):
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    "fast": {"llm_model": "qwen2.5-coder-0.5b", "entailment_model": "qwen2.5-coder-0.5b"},
+    # the 0.5B model answers fast but scores entailment near chance (AUROC 0.59 on MNLI
+    # pairs), so evidence stays with the 1.5B model
+    "fast": {"llm_model": "qwen2.5-coder-0.5b"},
     "test": {
         "llm_backend": "fake",
         "llm_model": "fake",

@@ -16,3 +16,6 @@ def _vector(settings: Settings, **deps: Any) -> Retriever:
     from gechat.retrieve.vector import VectorRetriever
 
     return VectorRetriever(deps["store"], deps["embedder"])
+
+
+__all__ = ["RETRIEVERS", "Retriever"]

@@ -1,0 +1,140 @@
+"""Latency of one question end to end, per stage, on one real PDF with the packaged LLM.
+
+    python benchmarks/latency.py [--pdf PATH] [--llm qwen2.5-coder-1.5b]
+
+Ingests the PDF into a fresh workspace (cold LLM cache), asks 10 questions with known
+answers, and records seconds per stage, LLM calls and tokens. Then re-runs evidence
+selection for the same claims with each other entailment backend, so each backend's cost
+per answer is shown on identical inputs. Writes benchmarks/results/latency.{md,json}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import median, write
+from gechat.answer.base import Draft
+from gechat.answer.claims import make_claims
+from gechat.evidence import SELECTORS
+from gechat.models import ENTAILERS
+from gechat.pipeline import Workspace
+from gechat.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+PDF = REPO.parent / "shared" / "data" / "pdfs" / "N18-3011.pdf"
+# (question, a string the right answer contains); the check is a sanity signal, not a metric.
+QUESTIONS = [
+    ("How many nodes does the literature graph in Semantic Scholar have?", "280"),
+    ("Which two knowledge bases are used to ground entity mentions?", "UMLS"),
+    ("What kind of graph is the literature graph?", "property graph"),
+    ("How many F1 points did the LM embeddings add to the entity extraction model?", "4.2"),
+    ("On how many papers were the entity extraction and linking components evaluated?", "500"),
+    ("What F1 score does ScienceParse reach for paper titles?", "85.5"),
+    ("How many documents are in the held-out PubMed Central test set?", "54"),
+    ("Metadata for how many papers is made publicly available?", "20 million"),
+    ("Who funds the UMLS metathesaurus?", "National Library of Medicine"),
+    ("Why do the authors report yield instead of recall?", "annotation"),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pdf", type=Path, default=PDF)
+    ap.add_argument("--llm", default="qwen2.5-coder-1.5b")
+    ap.add_argument("--questions", type=int, default=len(QUESTIONS))
+    ap.add_argument("--backends", default="llm:qwen2.5-coder-1.5b,llm:qwen2.5-coder-0.5b",
+                    help="entailment backends compared on the same claims, name:model,...")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="gechat-latency-"))
+    settings = Settings.load("default", llm_model=args.llm, cache_dir=tmp / "cache")
+    ws = Workspace(tmp / "ws", settings)
+
+    t = time.perf_counter()
+    (res,) = ws.add([args.pdf])
+    ingest = time.perf_counter() - t
+    if res.error is not None:
+        sys.exit(f"ingest failed: {res.error}")
+    doc = res.document
+    assert doc is not None
+
+    rows, asks, drafts = [], [], []
+    for q, expect in QUESTIONS[: args.questions]:
+        t = time.perf_counter()
+        ans = ws.ask(q)
+        total = time.perf_counter() - t
+        st = ans.usage.stages
+        tot = ans.usage.total
+        rows.append({
+            "question": q, "total": total,
+            **{f"{k}_s": st[k].seconds if k in st else 0.0 for k in ("retrieve", "answer", "evidence")},
+            "calls": tot.calls, "prompt_tokens": tot.prompt_tokens, "completion_tokens": tot.completion_tokens,
+            "claims": len(ans.claims), "supported": sum(c.verdict == "supported" for c in ans.claims),
+            "contains_expected": expect.lower() in ans.text.lower(),
+        })
+        asks.append(ans)
+        drafts.append(Draft(text=ans.text, thoughts=ans.thoughts, raw=ans.raw))
+        print(f"{total:6.1f}s  {q}  ->  {ans.text[:80]!r}", flush=True)
+
+    backends: dict[str, dict[str, float]] = {}
+    for spec in [b for b in args.backends.split(",") if b]:
+        name, _, model = spec.partition(":")
+        bs = settings.model_copy(update={"entailment": name, "entailment_model": model or settings.entailment_model})
+        scorer = ENTAILERS.create(name, bs)
+        selector = SELECTORS.create(bs.evidence, bs, scorer=scorer, embedder=ws.embedder)
+        per_answer, pairs = [], []
+        for ans, draft in zip(asks, drafts, strict=True):
+            claims = make_claims(draft, from_thoughts=settings.claims_from_thoughts)
+            pool = ws.evidence_pool([h.chunk.id for h in ans.contexts])
+            t = time.perf_counter()
+            selector.select(claims, pool)
+            per_answer.append(time.perf_counter() - t)
+            pairs.append(len(claims) * min(len(pool.sentences), settings.evidence_max_candidates))
+        backends[spec] = {"median_s": median(per_answer), "max_s": max(per_answer),
+                          "median_pairs": median([float(p) for p in pairs])}
+        print(f"evidence with {spec}: median {backends[spec]['median_s']:.1f}s per answer", flush=True)
+
+    n = len(rows)
+    flat = {
+        "ingest_seconds": round(ingest, 2),
+        "ingest_pages": doc.n_pages, "ingest_sentences": doc.n_sentences, "ingest_chunks": doc.n_chunks,
+        "ask_seconds_median": round(median([r["total"] for r in rows]), 2),
+        "ask_seconds_max": round(max(r["total"] for r in rows), 2),
+        "retrieve_seconds_median": round(median([r["retrieve_s"] for r in rows]), 3),
+        "answer_seconds_median": round(median([r["answer_s"] for r in rows]), 2),
+        "evidence_seconds_per_answer_median": round(median([r["evidence_s"] for r in rows]), 2),
+        "llm_calls_per_question": round(sum(r["calls"] for r in rows) / n, 2),
+        "prompt_tokens_per_question": round(sum(r["prompt_tokens"] for r in rows) / n, 1),
+        "completion_tokens_per_question": round(sum(r["completion_tokens"] for r in rows) / n, 1),
+        "claims_per_question": round(sum(r["claims"] for r in rows) / n, 2),
+        "answers_containing_expected": sum(r["contains_expected"] for r in rows),
+        "questions": n,
+        **{f"evidence_seconds_per_answer_median__{k.replace(':', '_')}": round(v["median_s"], 2)
+           for k, v in backends.items()},
+    }
+    md = ["| # | question | total s | retrieve s | answer s | evidence s | LLM calls | prompt tok | "
+          "completion tok | claims (supported) | expected in answer |", "|" + "---|" * 11]
+    for i, r in enumerate(rows, 1):
+        md.append(f"| {i} | {r['question']} | {r['total']:.1f} | {r['retrieve_s']:.2f} | {r['answer_s']:.1f} | "
+                  f"{r['evidence_s']:.1f} | {r['calls']} | {r['prompt_tokens']} | {r['completion_tokens']} | "
+                  f"{r['claims']} ({r['supported']}) | {'yes' if r['contains_expected'] else 'no'} |")
+    md += ["", f"Ingest: {ingest:.1f} s for {doc.n_pages} pages, {doc.n_sentences} sentences, "
+           f"{doc.n_chunks} chunks.", "",
+           f"Median ask: {flat['ask_seconds_median']} s; median evidence per answer: "
+           f"{flat['evidence_seconds_per_answer_median']} s.", "",
+           "## Evidence selection per answer, by entailment backend (same claims and candidates)", "",
+           "| backend | median s / answer | max s | median pairs scored |", "|---|---|---|---|"]
+    md += [f"| {k} | {v['median_s']:.2f} | {v['max_s']:.2f} | {v['median_pairs']:.0f} |" for k, v in backends.items()]
+    meta = {"llm": args.llm, "embedder": settings.embedder,
+            "entailment": f"{settings.entailment}:{settings.entailment_model}",
+            "pdf": args.pdf.name, "settings": settings.model_dump(mode="json", exclude={"models_dir", "cache_dir"})}
+    print(write("latency", flat, "\n".join(md), meta))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The CLI through a real subprocess: output, exit codes, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    e = {**os.environ, "GECHAT_LLM_BACKEND": "fake", "GECHAT_EMBEDDER": "hashing",
+         "GECHAT_ENTAILMENT": "fake", "GECHAT_LLM_CACHE": "false", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "gechat.cli", *args], capture_output=True, text=True,
+                          env=e, timeout=120)
+
+
+def assert_clean_error(p: subprocess.CompletedProcess[str], needle: str) -> None:
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr + p.stdout
+    assert needle in p.stderr
+    assert "hint:" in p.stderr
+
+
+def test_help_explains() -> None:
+    p = run("--help")
+    assert p.returncode == 0
+    for cmd in ("add", "ask", "docs", "rm", "models"):
+        assert cmd in p.stdout
+
+
+def test_add_ask_docs_rm(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text("The Eiffel Tower is in Paris. It was completed in 1889.\n\nIt is 330 metres tall.\n")
+    ws = str(tmp_path / "ws")
+    p = run("add", str(f), "-w", ws)
+    assert p.returncode == 0, p.stderr
+    assert "added notes.txt" in p.stdout
+    p = run("docs", "-w", ws, "--json")
+    assert json.loads(p.stdout)[0]["n_sentences"] == 3
+    p = run("ask", "When was the tower completed?", "-w", ws, "--json")
+    assert p.returncode == 0, p.stderr
+    ans = json.loads(p.stdout)
+    assert ans["question"] == "When was the tower completed?"
+    assert ans["claims"] and all(c["verdict"] in {"supported", "unsupported", "contradicted"} for c in ans["claims"])
+    p = run("ask", "When was the tower completed?", "-w", ws)
+    assert p.returncode == 0 and "Claims and evidence" in p.stdout and "notes.txt:1:" in p.stdout
+    p = run("rm", "notes.txt", "-w", ws)
+    assert p.returncode == 0 and "removed notes.txt" in p.stdout
+
+
+@pytest.mark.parametrize(("name", "content", "needle"), [
+    ("x.xyz", b"hello", "unsupported"),
+    ("empty.txt", b"", "empty"),
+    ("broken.pdf", b"%PDF-1.4 garbage", "broken.pdf"),
+])
+def test_add_errors_are_one_line(tmp_path: Path, name: str, content: bytes, needle: str) -> None:
+    f = tmp_path / name
+    f.write_bytes(content)
+    p = run("add", str(f), "-w", str(tmp_path / "ws"))
+    assert_clean_error(p, needle)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert_clean_error(run("add", str(tmp_path / "nope.pdf"), "-w", str(tmp_path / "ws")), "no such file")
+
+
+def test_ask_without_documents(tmp_path: Path) -> None:
+    assert_clean_error(run("ask", "What?", "-w", str(tmp_path / "ws")), "no documents")
+
+
+def test_rm_unknown(tmp_path: Path) -> None:
+    assert_clean_error(run("rm", "ghost.pdf", "-w", str(tmp_path / "ws")), "ghost.pdf")
+
+
+def test_bad_setting_is_clear(tmp_path: Path) -> None:
+    p = run("ask", "What?", "-w", str(tmp_path / "ws"), env={"GECHAT_TOP_K_CHUNKS": "many"})
+    assert_clean_error(p, "top_k_chunks")
+
+
+def test_unknown_backend_lists_choices(tmp_path: Path) -> None:
+    f = tmp_path / "a.txt"
+    f.write_text("Some text here. More text there.")
+    ws = str(tmp_path / "ws")
+    run("add", str(f), "-w", ws)
+    p = run("ask", "What?", "-w", ws, "--llm-backend", "gpt-magic")
+    assert_clean_error(p, "gpt-magic")
+    assert "llamacpp" in p.stderr

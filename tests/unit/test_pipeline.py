@@ -1,0 +1,103 @@
+"""The Workspace end to end with the deterministic fakes (test preset): no real models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gechat.errors import GechatError, LoadError, StoreError
+from gechat.pipeline import Workspace
+from gechat.settings import Settings
+
+TEXT = """The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair.
+
+The tower is 330 metres tall. Gustave Eiffel's company designed and built it.
+
+Berlin is the capital of Germany. The Brandenburg Gate stands in Berlin.
+"""
+
+
+def scripted_llm_reply(messages: list[dict[str, str]]) -> str:
+    return ("Answer: The tower was completed in 1889 for the World's Fair.\n"
+            "Thoughts:\n1. The excerpt says it was completed in 1889 for the World's Fair.\n"
+            "2. The tower is 330 metres tall.")
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    from gechat.models.llm.cache import CachedLLM
+    from gechat.models.llm.fake import FakeLLM
+    from gechat.types import Usage
+
+    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
+    llm = CachedLLM(FakeLLM(scripted_llm_reply), None, Usage())
+    return Workspace(tmp_path / "ws", settings, llm=llm)
+
+
+def test_add_ask_remove(ws: Workspace, tmp_path: Path) -> None:
+    f = tmp_path / "tower.txt"
+    f.write_text(TEXT)
+    (res,) = ws.add([f])
+    assert res.status == "added" and res.document is not None
+    assert res.document.n_sentences == 6
+    (dup,) = ws.add([f])
+    assert dup.status == "duplicate"
+    ans = ws.ask("When was the Eiffel Tower completed?")
+    assert ans.text == "The tower was completed in 1889 for the World's Fair."
+    assert len(ans.thoughts) == 2
+    assert [c.source for c in ans.claims] == ["answer", "thought", "thought"]
+    text = ws.store.document_text(res.document.id)
+    for c in ans.claims:
+        for e in c.evidence:
+            assert text[e.start:e.end] == e.text  # verbatim, located by offsets
+            assert e.doc_title == "tower.txt" and e.page == 1
+    first = ans.claims[0]
+    assert first.verdict == "supported"
+    assert "1889" in first.evidence[0].text
+    assert ans.usage.stages["answer"].calls == 1
+    json.loads(ans.model_dump_json())  # the library's JSON form
+    ws.remove("tower.txt")
+    assert ws.documents() == []
+    with pytest.raises(StoreError, match="no documents"):
+        ws.ask("anything?")
+
+
+def test_bad_file_is_reported_and_nothing_written(ws: Workspace, tmp_path: Path) -> None:
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4 this is not really a pdf")
+    good = tmp_path / "good.txt"
+    good.write_text(TEXT)
+    res = ws.add([bad, good, tmp_path / "missing.txt"])
+    assert [r.status for r in res] == ["failed", "added", "failed"]
+    assert isinstance(res[0].error, LoadError)
+    assert len(ws.documents()) == 1
+
+
+def test_empty_question(ws: Workspace) -> None:
+    with pytest.raises(GechatError, match="empty"):
+        ws.ask("   ")
+
+
+def test_embedder_mismatch_is_refused(ws: Workspace, tmp_path: Path) -> None:
+    f = tmp_path / "a.txt"
+    f.write_text(TEXT)
+    ws.add([f])
+    ws.store.set_meta("embedder", "other-model/999")
+    with pytest.raises(StoreError, match="indexed with embedder"):
+        ws.ask("When?")
+
+
+def test_abstention_makes_no_claims(tmp_path: Path) -> None:
+    from gechat.models.llm.cache import CachedLLM
+    from gechat.models.llm.fake import FakeLLM
+    from gechat.types import Usage
+
+    llm = CachedLLM(FakeLLM(lambda m: "Answer: The documents do not say."), None, Usage())
+    ws = Workspace(tmp_path / "ws", Settings.load("test", cache_dir=tmp_path / "c"), llm=llm)
+    f = tmp_path / "a.txt"
+    f.write_text(TEXT)
+    ws.add([f])
+    ans = ws.ask("Who won the 1990 World Cup?")
+    assert ans.claims == []
