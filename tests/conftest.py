@@ -12,7 +12,7 @@ N18 = DATA / "pdfs" / "N18-3011.pdf"
 
 
 def models_dir() -> Path:
-    return Path(os.environ.get("GECHAT_MODELS_DIR", REPO / ".cache" / "gechat" / "models"))
+    return Path(os.environ.get("GECHAT_MODELS_DIR", REPO / ".cache" / "models"))
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*$", re.M)
 _EMPH = re.compile(r"(\*\*|__)")
 _ANSWER_HDR = re.compile(
-    r"^[ \t>#]*(?:final[ \t]+)?answer[ \t]*(?::|：|\n)|\b(?:final[ \t]+)?answer[ \t]*[:：]",
+    r"^[ \t>#]*(?:final[ \t]+)?answer[ \t]*(?::|：|\n)|\b(?:final[ \t]+)?answer(?:[ \t]+is)?[ \t]*[:：]",
     re.I | re.M,
 )
 _THOUGHT_HDR = re.compile(
@@ -26,12 +26,9 @@ _THOUGHT_HDR = re.compile(
     re.I | re.M,
 )
 _ITEM_LINE = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•+]|step\s*\d{1,2}\s*[:.)-])\s+(.*\S)\s*$", re.I)
-_INLINE_NUM = re.compile(r"(?:^|(?<=\s))(\d{1,2})[.)]\s+(?=\S)")
-_STEP_PREFIX = re.compile(r"^(?:step\s*\d{1,2}\s*[:.)-]\s*)", re.I)
-_PREAMBLE = re.compile(
-    r"^(?:sure|certainly|okay|ok|of course|here is|here's|based on the (?:provided )?excerpts?)\b"
-    r"[^\n]*?[:!.,]\s*", re.I
-)
+_INLINE_NUM = re.compile(r"(?:^|(?<=\s)|(?<=\{))(\d{1,2})[.)](?:\s+(?=\S)|(?=\[))")
+_STEP_PREFIX = re.compile(r"^(?:step\s*\d{1,2}\s*[:.)-]\s*|(?:conclusion|final answer|answer|result)\s*:\s*)", re.I)
+_PREAMBLE = re.compile(r"^(?:sure|certainly|okay|ok|of course|here is|here's)\b[^\n]*?[:!.,]\s*", re.I)
 
 
 class ParsedAnswer(BaseModel):
@@ -63,7 +60,9 @@ def _split_items(block: str) -> list[str]:
         _, inline = _split_inline(block)
         if inline:
             items = inline
-    return [c for c in (_clean(i) for i in items) if c]
+    cleaned = [_clean(i) for i in items]
+    # "Conclusion:" or "Comparing the two:" alone is a heading, not a step
+    return [c for c in cleaned if c and not (c.endswith(":") and len(c.split()) <= 6)]
 
 
 def _split_inline(block: str) -> tuple[str, list[str]]:
@@ -81,10 +80,24 @@ def _split_inline(block: str) -> tuple[str, list[str]]:
     return block[: cuts[0][0]], items
 
 
+def _pick_answer_header(found: list[re.Match[str]], t: re.Match[str] | None) -> re.Match[str] | None:
+    """'... the answer is: Answer: X Thoughts: ...': the header nearest before the thoughts."""
+    if not found:
+        return None
+    if t is not None:
+        before = [m for m in found if m.end() <= t.start()]
+        after = [m for m in found if m.start() >= t.end()]
+        if before:
+            return before[-1]
+        if after:
+            return after[0]
+    return found[0]
+
+
 def parse_cot(raw: str, max_thoughts: int = 10) -> ParsedAnswer:
     text = _EMPH.sub("", _FENCE.sub("", raw or "")).replace("\r", "").strip()
-    a = _ANSWER_HDR.search(text)
     t = _THOUGHT_HDR.search(text)
+    a = _pick_answer_header(list(_ANSWER_HDR.finditer(text)), t)
     if t is not None and a is not None and t.start() == a.start():
         t = None
     answer: str
@@ -105,7 +118,9 @@ def parse_cot(raw: str, max_thoughts: int = 10) -> ParsedAnswer:
             answer = head if inline else rest
             thoughts_block = rest[len(head):] if inline else ""
     elif t is not None:
-        answer, thoughts_block = text[:t.start()], text[t.end():]
+        # steps may precede the 'Thoughts:' block too; the answer is their conclusion
+        answer, _ = _split_headerless(text[: t.start()])
+        thoughts_block = text[t.end() :]
     else:
         answer, thoughts_block = _split_headerless(text)
     thoughts = _split_items(thoughts_block)[:max_thoughts] if thoughts_block.strip() else []
@@ -115,12 +130,32 @@ def parse_cot(raw: str, max_thoughts: int = 10) -> ParsedAnswer:
     return ParsedAnswer(answer=answer_text, thoughts=thoughts, had_headers=a is not None or t is not None)
 
 
+_CONCLUSION = re.compile(
+    r"(?:^|(?<=[\s.:]))(?:therefore|thus|hence|so|in conclusion|in summary|to conclude|"
+    r"based on (?:this|these|the|all)[^,.:]*|the (?:final )?answer is)\b[,:]?\s*",
+    re.I,
+)
+
+
 def _split_headerless(text: str) -> tuple[str, str]:
+    """No headers: steps are the list items; the answer is the concluding sentence."""
     lines = text.splitlines()
     item_idx = [i for i, ln in enumerate(lines) if _ITEM_LINE.match(ln)]
-    if len(item_idx) >= 2:
+    steps = "\n".join(lines[item_idx[0] : item_idx[-1] + 1]) if len(item_idx) >= 2 else ""
+    conclusions = list(_CONCLUSION.finditer(text))
+    if conclusions:
+        # the whole sentence holding the last cue, cue included ("So the answer is 42.")
+        cut = conclusions[-1].start()
+        line_start = text.rfind("\n", 0, cut) + 1
+        sent_end = text.rfind(". ", line_start, cut)
+        start = sent_end + 2 if sent_end != -1 else line_start
+        first, _, rest = text[start:].strip().partition("\n")
+        if first.rstrip().endswith(":") and rest.strip():  # "... the answer is:\n\nShinee"
+            first = f"{first.rstrip()} {rest.strip().splitlines()[0].strip()}"
+        return first, steps
+    if steps:
         before = "\n".join(lines[: item_idx[0]]).strip()
-        after = "\n".join(lines[item_idx[-1] + 1:]).strip()
-        answer = before or after
-        return answer, "\n".join(lines[item_idx[0]: item_idx[-1] + 1])
+        after = "\n".join(lines[item_idx[-1] + 1 :]).strip()
+        answer = after or ("" if before.endswith(":") else before)
+        return answer, steps
     return text, ""

@@ -130,8 +130,16 @@ class OnnxMiniLM:
                 self._load()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        parts = [self._embed_batch(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
-        return np.concatenate(parts, axis=0)
+        # batches of similar lengths: each batch is padded to its longest text, and one
+        # long table row in a batch of short sentences would multiply its cost
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        parts = [
+            self._embed_batch([texts[j] for j in order[i : i + self.batch_size]])
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        out[order] = np.concatenate(parts, axis=0)
+        return out
 
     def _embed_batch(self, texts: Sequence[str]) -> F32:
         encodings = self._tokenizer.encode_batch(list(texts))

@@ -9,16 +9,9 @@ from typing import Any
 
 from gechat.errors import ModelError
 from gechat.models.llm.base import Completion, Message
+from gechat.models.llm.http import JsonHttp
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
-
-
-def _httpx() -> Any:
-    try:
-        import httpx
-    except ImportError:
-        raise ModelError("httpx is not installed", hint="pip install httpx") from None
-    return httpx
 
 
 class OllamaLLM:
@@ -28,6 +21,8 @@ class OllamaLLM:
         self.url = f"{self.base_url}/api/chat"
         self.timeout_s = timeout_s
         self.name = f"ollama:{self.base_url}:{model}"
+        self.http = JsonHttp(self.url, timeout_s=timeout_s, on_status=self._on_status,
+                             unreachable_hint="start it with `ollama serve`, or set llm_base_url")
 
     def _payload(
         self,
@@ -52,29 +47,11 @@ class OllamaLLM:
             "options": options,
         }
 
-    def _timeout(self) -> Any:
-        return _httpx().Timeout(self.timeout_s, connect=min(10.0, self.timeout_s))
-
-    def _error(self, e: Exception, body: str = "") -> ModelError:
-        httpx = _httpx()
-        if isinstance(e, httpx.HTTPStatusError):
-            detail = _detail(body)
-            status = e.response.status_code
-            if status == 404 or "not found" in detail.lower():
-                return ModelError(
-                    f"Ollama at {self.base_url} does not have model {self.model!r}: {detail}",
-                    hint=f"ollama pull {self.model}",
-                )
-            return ModelError(f"{self.url} answered HTTP {status}: {detail}", hint="check the Ollama logs")
-        if isinstance(e, httpx.TimeoutException):
-            return ModelError(
-                f"{self.url} timed out after {self.timeout_s:.0f}s",
-                hint="raise llm_timeout_s or use a smaller model",
-            )
-        return ModelError(
-            f"cannot reach Ollama at {self.url}: {e}",
-            hint="start it with `ollama serve`, or set llm_base_url",
-        )
+    def _on_status(self, status: int, detail: str) -> ModelError:
+        if status == 404 or "not found" in detail.lower():
+            return ModelError(f"Ollama at {self.base_url} does not have model {self.model!r}: {detail}",
+                              hint=f"ollama pull {self.model}")
+        return ModelError(f"{self.url} answered HTTP {status}: {detail}", hint="check the Ollama logs")
 
     def complete(
         self,
@@ -86,21 +63,11 @@ class OllamaLLM:
         json_schema: dict[str, Any] | None = None,
         seed: int = 0,
     ) -> Completion:
-        httpx = _httpx()
         payload = self._payload(messages, max_tokens, temperature, stop, seed, stream=False)
         if json_schema is not None:
             payload["format"] = json_schema
         t0 = time.perf_counter()
-        body = ""
-        try:
-            r = httpx.post(self.url, json=payload, timeout=self._timeout())
-            body = r.text
-            r.raise_for_status()
-            data = r.json()
-        except httpx.HTTPError as e:
-            raise self._error(e, body) from None
-        except ValueError:
-            raise ModelError(f"{self.url} did not answer JSON", hint="check llm_base_url") from None
+        data = self.http.post(payload)
         if not isinstance(data, dict) or "message" not in data:
             raise ModelError(
                 f"unexpected answer from {self.url}: {str(data)[:200]}",
@@ -122,39 +89,18 @@ class OllamaLLM:
         stop: list[str] | None = None,
         seed: int = 0,
     ) -> Iterator[str]:
-        httpx = _httpx()
         payload = self._payload(messages, max_tokens, temperature, stop, seed, stream=True)
-        try:
-            with httpx.stream("POST", self.url, json=payload, timeout=self._timeout()) as r:
-                if r.status_code >= 400:
-                    body = r.read().decode("utf-8", "replace")
-                    try:
-                        r.raise_for_status()
-                    except httpx.HTTPStatusError as e:
-                        raise self._error(e, body) from None
-                for line in r.iter_lines():
-                    if not line.strip():
-                        continue
-                    try:
-                        event = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(event, dict) and event.get("error"):
-                        raise ModelError(f"Ollama: {event['error']}", hint="check the Ollama logs")
-                    text = (event.get("message") or {}).get("content") or ""
-                    if text:
-                        yield str(text)
-                    if event.get("done"):
-                        break
-        except httpx.HTTPError as e:
-            raise self._error(e) from None
-
-
-def _detail(body: str) -> str:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body.strip()[:300]
-    if isinstance(data, dict) and data.get("error"):
-        return str(data["error"])[:300]
-    return body.strip()[:300]
+        for line in self.http.lines(payload):
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("error"):
+                raise ModelError(f"Ollama: {event['error']}", hint="check the Ollama logs")
+            text = (event.get("message") or {}).get("content") or ""
+            if text:
+                yield str(text)
+            if event.get("done"):
+                break

@@ -10,29 +10,9 @@ from typing import Any
 
 from gechat.errors import ModelError
 from gechat.models.llm.base import Completion, Message
+from gechat.models.llm.http import JsonHttp
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
-
-
-def _httpx() -> Any:
-    try:
-        import httpx
-    except ImportError:
-        raise ModelError("httpx is not installed", hint="pip install httpx") from None
-    return httpx
-
-
-def _error_detail(body: str) -> str:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body.strip()[:300]
-    err = data.get("error") if isinstance(data, dict) else None
-    if isinstance(err, dict):
-        return str(err.get("message") or err)[:300]
-    if err:
-        return str(err)[:300]
-    return body.strip()[:300]
 
 
 class OpenAICompatLLM:
@@ -53,6 +33,8 @@ class OpenAICompatLLM:
         self.timeout_s = timeout_s
         # the server and the model id together identify the weights for the cache
         self.name = f"openai:{self.base_url}:{model}"
+        self.http = JsonHttp(self.url, timeout_s=timeout_s, on_status=self._on_status, headers=self._headers,
+                             unreachable_hint="start the server or set llm_base_url (e.g. http://127.0.0.1:8080/v1)")
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -80,36 +62,13 @@ class OpenAICompatLLM:
             payload["stop"] = list(stop)
         return payload
 
-    def _timeout(self) -> Any:
-        # connecting should be quick; generating on a slow box may take the full budget
-        return _httpx().Timeout(self.timeout_s, connect=min(10.0, self.timeout_s))
-
-    def _raise(self, e: Exception) -> ModelError:
-        httpx = _httpx()
-        if isinstance(e, httpx.HTTPStatusError):
-            status = e.response.status_code
-            hint = "check llm_model and the server's logs"
-            if status in (401, 403):
-                hint = f"set the API key in the environment variable {self.api_key_env}"
-            elif status == 404:
-                hint = "check llm_base_url (it usually ends in /v1) and llm_model"
-            return ModelError(f"{self.url} answered HTTP {status}: {self._body(e)}", hint=hint)
-        if isinstance(e, httpx.TimeoutException):
-            return ModelError(
-                f"{self.url} timed out after {self.timeout_s:.0f}s",
-                hint="raise llm_timeout_s or use a smaller model",
-            )
-        return ModelError(
-            f"cannot reach {self.url}: {e}",
-            hint="start the server or set llm_base_url (e.g. http://127.0.0.1:8080/v1)",
-        )
-
-    @staticmethod
-    def _body(e: Any) -> str:
-        try:
-            return _error_detail(e.response.text)
-        except Exception:  # a streamed response whose body was not read
-            return e.response.reason_phrase or ""
+    def _on_status(self, status: int, detail: str) -> ModelError:
+        hint = "check llm_model and the server's logs"
+        if status in (401, 403):
+            hint = f"set the API key in the environment variable {self.api_key_env}"
+        elif status == 404:
+            hint = "check llm_base_url (it usually ends in /v1) and llm_model"
+        return ModelError(f"{self.url} answered HTTP {status}: {detail}", hint=hint)
 
     def complete(
         self,
@@ -121,7 +80,6 @@ class OpenAICompatLLM:
         json_schema: dict[str, Any] | None = None,
         seed: int = 0,
     ) -> Completion:
-        httpx = _httpx()
         payload = self._payload(messages, max_tokens, temperature, stop, seed)
         if json_schema is not None:
             payload["response_format"] = {
@@ -129,14 +87,7 @@ class OpenAICompatLLM:
                 "json_schema": {"name": "out", "schema": json_schema},
             }
         t0 = time.perf_counter()
-        try:
-            r = httpx.post(self.url, json=payload, headers=self._headers(), timeout=self._timeout())
-            r.raise_for_status()
-            data = r.json()
-        except httpx.HTTPError as e:
-            raise self._raise(e) from None
-        except ValueError:
-            raise ModelError(f"{self.url} did not answer JSON", hint="check llm_base_url") from None
+        data = self.http.post(payload)
         try:
             text = data["choices"][0]["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
@@ -161,22 +112,14 @@ class OpenAICompatLLM:
         stop: list[str] | None = None,
         seed: int = 0,
     ) -> Iterator[str]:
-        httpx = _httpx()
         payload = self._payload(messages, max_tokens, temperature, stop, seed)
         payload["stream"] = True
-        try:
-            with httpx.stream("POST", self.url, json=payload, headers=self._headers(), timeout=self._timeout()) as r:
-                if r.status_code >= 400:
-                    r.read()
-                    r.raise_for_status()
-                for line in r.iter_lines():
-                    text = _sse_delta(line)
-                    if text is None:
-                        break
-                    if text:
-                        yield text
-        except httpx.HTTPError as e:
-            raise self._raise(e) from None
+        for line in self.http.lines(payload):
+            text = _sse_delta(line)
+            if text is None:
+                break
+            if text:
+                yield text
 
 
 def _sse_delta(line: str) -> str | None:
