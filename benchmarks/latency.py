@@ -73,7 +73,9 @@ def main() -> None:
         rows.append({
             "question": q, "total": total,
             **{f"{k}_s": st[k].seconds if k in st else 0.0 for k in ("retrieve", "answer", "evidence")},
-            "calls": tot.calls, "prompt_tokens": tot.prompt_tokens, "completion_tokens": tot.completion_tokens,
+            "calls": tot.calls, "prompt_tokens": st["answer"].prompt_tokens if "answer" in st else 0,
+            "entail_tokens": st["evidence"].prompt_tokens if "evidence" in st else 0,
+            "completion_tokens": tot.completion_tokens,
             "claims": len(ans.claims), "supported": sum(c.verdict == "supported" for c in ans.claims),
             "contains_expected": expect.lower() in ans.text.lower(),
         })
@@ -81,23 +83,29 @@ def main() -> None:
         drafts.append(Draft(text=ans.text, thoughts=ans.thoughts, raw=ans.raw))
         print(f"{total:6.1f}s  {q}  ->  {ans.text[:80]!r}", flush=True)
 
+    # each backend on identical claims and candidates: the answer's sentences, then with
+    # the reasoning steps grounded too (claims_from_thoughts)
     backends: dict[str, dict[str, float]] = {}
     for spec in [b for b in args.backends.split(",") if b]:
         name, _, model = spec.partition(":")
         bs = settings.model_copy(update={"entailment": name, "entailment_model": model or settings.entailment_model})
         scorer = ENTAILERS.create(name, bs)
         selector = SELECTORS.create(bs.evidence, bs, scorer=scorer, embedder=ws.embedder)
-        per_answer, pairs = [], []
-        for ans, draft in zip(asks, drafts, strict=True):
-            claims = make_claims(draft, from_thoughts=settings.claims_from_thoughts)
-            pool = ws.evidence_pool([h.chunk.id for h in ans.contexts])
-            t = time.perf_counter()
-            selector.select(claims, pool)
-            per_answer.append(time.perf_counter() - t)
-            pairs.append(len(claims) * min(len(pool.sentences), settings.evidence_max_candidates))
-        backends[spec] = {"median_s": median(per_answer), "max_s": max(per_answer),
-                          "median_pairs": median([float(p) for p in pairs])}
-        print(f"evidence with {spec}: median {backends[spec]['median_s']:.1f}s per answer", flush=True)
+        for thoughts in (False, True):
+            per_answer, n_claims, n_pairs = [], [], []
+            for ans, draft in zip(asks, drafts, strict=True):
+                claims = make_claims(draft, from_thoughts=thoughts)
+                pool = ws.evidence_pool([h.chunk.id for h in ans.contexts])
+                before = getattr(scorer, "pairs_scored", 0)
+                t = time.perf_counter()
+                selector.select(claims, pool)
+                per_answer.append(time.perf_counter() - t)
+                n_claims.append(float(len(claims)))
+                n_pairs.append(float(getattr(scorer, "pairs_scored", 0) - before))
+            key = f"{spec}{'+thoughts' if thoughts else ''}"
+            backends[key] = {"median_s": median(per_answer), "max_s": max(per_answer),
+                             "claims": sum(n_claims) / len(n_claims), "pairs": sum(n_pairs) / len(n_pairs)}
+            print(f"evidence with {key}: median {backends[key]['median_s']:.1f}s per answer", flush=True)
 
     n = len(rows)
     flat = {
@@ -111,25 +119,29 @@ def main() -> None:
         "llm_calls_per_question": round(sum(r["calls"] for r in rows) / n, 2),
         "prompt_tokens_per_question": round(sum(r["prompt_tokens"] for r in rows) / n, 1),
         "completion_tokens_per_question": round(sum(r["completion_tokens"] for r in rows) / n, 1),
+        "entailment_tokens_per_question": round(sum(r["entail_tokens"] for r in rows) / n, 1),
         "claims_per_question": round(sum(r["claims"] for r in rows) / n, 2),
         "answers_containing_expected": sum(r["contains_expected"] for r in rows),
         "questions": n,
-        **{f"evidence_seconds_per_answer_median__{k.replace(':', '_')}": round(v["median_s"], 2)
+        **{f"evidence_seconds_per_answer_median__{k.replace(':', '_').replace('+', '_with_')}": round(v["median_s"], 2)
            for k, v in backends.items()},
     }
-    md = ["| # | question | total s | retrieve s | answer s | evidence s | LLM calls | prompt tok | "
-          "completion tok | claims (supported) | expected in answer |", "|" + "---|" * 11]
+    md = ["| # | question | total s | retrieve s | answer s | evidence s | LLM calls | answer prompt tok | "
+          "completion tok | entailment tok | claims (supported) | expected in answer |", "|" + "---|" * 12]
     for i, r in enumerate(rows, 1):
         md.append(f"| {i} | {r['question']} | {r['total']:.1f} | {r['retrieve_s']:.2f} | {r['answer_s']:.1f} | "
                   f"{r['evidence_s']:.1f} | {r['calls']} | {r['prompt_tokens']} | {r['completion_tokens']} | "
+                  f"{r['entail_tokens']} | "
                   f"{r['claims']} ({r['supported']}) | {'yes' if r['contains_expected'] else 'no'} |")
     md += ["", f"Ingest: {ingest:.1f} s for {doc.n_pages} pages, {doc.n_sentences} sentences, "
            f"{doc.n_chunks} chunks.", "",
            f"Median ask: {flat['ask_seconds_median']} s; median evidence per answer: "
            f"{flat['evidence_seconds_per_answer_median']} s.", "",
            "## Evidence selection per answer, by entailment backend (same claims and candidates)", "",
-           "| backend | median s / answer | max s | median pairs scored |", "|---|---|---|---|"]
-    md += [f"| {k} | {v['median_s']:.2f} | {v['max_s']:.2f} | {v['median_pairs']:.0f} |" for k, v in backends.items()]
+           "| backend (+thoughts: reasoning steps grounded too) | median s / answer | max s | claims / answer | "
+           "pairs scored / answer |", "|---|---|---|---|---|"]
+    md += [f"| {k} | {v['median_s']:.2f} | {v['max_s']:.2f} | {v['claims']:.1f} | {v['pairs']:.1f} |"
+           for k, v in backends.items()]
     meta = {"llm": args.llm, "embedder": settings.embedder,
             "entailment": f"{settings.entailment}:{settings.entailment_model}",
             "pdf": args.pdf.name, "settings": settings.model_dump(mode="json", exclude={"models_dir", "cache_dir"})}

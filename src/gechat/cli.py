@@ -56,9 +56,12 @@ def add(
     workspace: WorkspaceOpt = Path(".gechat"),
     preset: PresetOpt = "default",
     config: ConfigOpt = None,
+    chunk_tokens: Annotated[int | None, typer.Option(help="Chunk size in tokens (default 160)")] = None,
+    n_chunks: Annotated[int | None, typer.Option(
+        help="Cut each document into this many chunks instead (EvidenceChat's alpha)")] = None,
 ) -> None:
     """Add documents: parse, split into sentences and chunks, embed, store."""
-    ws = _workspace(workspace, _settings(preset, config))
+    ws = _workspace(workspace, _settings(preset, config, chunk_tokens=chunk_tokens, n_chunks=n_chunks))
     failed = 0
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
@@ -99,11 +102,14 @@ def ask(
     entailment: Annotated[str | None, typer.Option(help="Entailment backend: llm, hf, fake")] = None,
     entailment_model: Annotated[str | None, typer.Option(help="Model for the entailment backend")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Chunks given to the LLM")] = None,
+    ground_thoughts: Annotated[bool | None, typer.Option(
+        "--ground-thoughts/--no-ground-thoughts", help="Also find evidence for each reasoning step")] = None,
 ) -> None:
     """Answer a question; ground every claim in verbatim source sentences."""
     settings = _settings(preset, config, llm_backend=llm_backend, llm_model=llm_model,
                          llm_base_url=llm_base_url, entailment=entailment,
-                         entailment_model=entailment_model, top_k_chunks=top_k)
+                         entailment_model=entailment_model, top_k_chunks=top_k,
+                         claims_from_thoughts=ground_thoughts)
     ws = _workspace(workspace, settings)
     with err.status("thinking…"):
         answer = ws.ask(question)

@@ -19,7 +19,12 @@ PROMPTS["answer_system"] = (
     "2. <the next step>\n"
     "Use at most {max_thoughts} steps, each one sentence."
 )
-PROMPTS["answer_user"] = "Excerpts:\n{context}\n\nQuestion: {question}"
+# The format is restated last: small models follow the most recent instruction, and
+# without it the 1.5B model often answers with one copied sentence and no steps.
+PROMPTS["answer_user"] = (
+    "Excerpts:\n{context}\n\nQuestion: {question}\n\n"
+    "Reply with 'Answer:' and then 'Thoughts:' followed by numbered steps."
+)
 PROMPTS["context_item"] = "[{n}] ({title}, page {page})\n{text}"
 
 # --- entailment with an LLM: hypothesis first, so its tokens form a shared, cached

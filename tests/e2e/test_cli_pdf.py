@@ -32,7 +32,8 @@ def norm(text: str) -> str:
 
 
 def gechat(*args: str, ws: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GECHAT_MODELS_DIR": str(models_dir())}
+    # a cache of its own: the first ask really runs the model; the second reuses that answer
+    env = {**os.environ, "GECHAT_MODELS_DIR": str(models_dir()), "GECHAT_CACHE_DIR": str(ws.parent / "llm-cache")}
     return subprocess.run([sys.executable, "-m", "gechat.cli", *args, "-w", str(ws)],
                           capture_output=True, text=True, env=env, timeout=1200)
 

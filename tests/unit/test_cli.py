@@ -89,3 +89,21 @@ def test_unknown_backend_lists_choices(tmp_path: Path) -> None:
     p = run("ask", "What?", "-w", ws, "--llm-backend", "gpt-magic")
     assert_clean_error(p, "gpt-magic")
     assert "llamacpp" in p.stderr
+
+
+def test_n_chunks_option(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text(" ".join(f"Sentence number {i} is here." for i in range(40)))
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws, "--n-chunks", "4").returncode == 0
+    assert json.loads(run("docs", "-w", ws, "--json").stdout)[0]["n_chunks"] == 4
+
+
+def test_models_list_names_both_packaged_models(tmp_path: Path) -> None:
+    p = run("models", "list", "--models-dir", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert "qwen2.5-coder-1.5b" in p.stdout and "qwen2.5-coder-0.5b" in p.stdout
+
+
+def test_models_path_of_unknown_model(tmp_path: Path) -> None:
+    assert_clean_error(run("models", "path", "gpt-9", "--models-dir", str(tmp_path)), "gpt-9")
