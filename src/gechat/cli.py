@@ -178,7 +178,11 @@ def models_list(models_dir: ModelsDirOpt = None) -> None:
     """Packaged models and whether they are installed, joined and verified."""
     from gechat.models.manager import list_models
 
-    table = Table("name", "parts", "joined", "size", "licence", "path")
+    table = Table()
+    table.add_column("name", no_wrap=True)  # never cut: it is what you type next
+    for col in ("parts", "joined", "size", "licence"):
+        table.add_column(col)
+    table.add_column("path", overflow="fold")
     for m in list_models(_models_dir(models_dir)):
         table.add_row(m.name, f"{m.parts_installed}/{m.parts_total}", "yes" if m.joined else "no",
                       f"{m.size / 1e6:.0f} MB", m.licence, str(m.path))

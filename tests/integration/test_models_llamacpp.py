@@ -168,7 +168,8 @@ def test_registry_builds_shared_models(tmp_path: Path, llama_cpp: object) -> Non
     from gechat.settings import Settings
 
     _gguf(SMALL)
-    s = Settings.load("fast", models_dir=MODELS_DIR, cache_dir=tmp_path, llm_context=2048)
+    s = Settings.load("default", models_dir=MODELS_DIR, cache_dir=tmp_path, llm_context=2048,
+                      llm_model=SMALL, entailment_model=SMALL)
     llm = build_llm(s)
     scorer = ENTAILERS.create("llm", s)
     assert isinstance(llm.inner, LlamaCppLLM) and isinstance(scorer, LLMEntailment)

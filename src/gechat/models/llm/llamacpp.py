@@ -8,6 +8,7 @@ takes the shared instance's lock.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import threading
@@ -105,6 +106,17 @@ def get_llama(path: Path, n_ctx: int = 4096, n_threads: int | None = None) -> Sh
         shared = SharedLlama(llama=llama, path=Path(path), n_ctx=n_ctx, n_threads=threads)
         _CACHE[key] = shared
         return shared
+
+
+@atexit.register
+def _close_all() -> None:
+    # close while the interpreter is whole: llama.cpp's __del__ at shutdown finds its
+    # module globals gone and prints a TypeError traceback
+    with _CACHE_LOCK:
+        for shared in _CACHE.values():
+            close = getattr(shared.llama, "close", None)
+            if close is not None:
+                close()
 
 
 def clear_llama_cache() -> None:
