@@ -68,7 +68,7 @@ bench: models
 	$(BIN)/python benchmarks/latency.py
 
 lint: install
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks training
 	$(BIN)/mypy
 
 clean:

