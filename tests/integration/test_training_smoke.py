@@ -33,3 +33,33 @@ def test_tiny_training_run_writes_a_loadable_checkpoint(tmp_path: Path) -> None:
 
     probs = HFEntailment(str(out), batch_size=4).load().score(["A cat sleeps."], "An animal sleeps.")
     assert probs.shape == (1, 3) and abs(float(probs.sum()) - 1.0) < 1e-5
+
+
+def test_export_to_onnx_matches_torch_and_is_verified(tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    import shutil
+
+    from gechat.errors import ModelError
+    from gechat.models.entail.hf import HFEntailment
+    from gechat.models.entail.onnx import ONNXEntailment
+
+    ckpt, out = tmp_path / "run", tmp_path / "onnx"
+    train = subprocess.run([sys.executable, str(REPO / "training" / "train_nli.py"), "--out", str(ckpt),
+                            "--max-per-source", "4", "--dev-size", "10", "--minutes", "1"],
+                           capture_output=True, text=True, timeout=600)
+    assert train.returncode == 0, train.stderr[-2000:]
+    p = subprocess.run([sys.executable, str(REPO / "training" / "export_onnx.py"), str(ckpt), str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    diffs = json.loads(p.stdout.strip().splitlines()[-1])
+    assert diffs["model.onnx"] < 1e-4 and diffs["model.int8.onnx"] < 0.5
+    premises = ["A cat sleeps on the mat.", "Revenue rose to 5 billion dollars in 2022, the annual report says.", "x"]
+    ref = HFEntailment(str(ckpt), batch_size=2).load().score(premises, "An animal sleeps.")
+    got = ONNXEntailment(out, quantized=False, batch_size=2).score(premises, "An animal sleeps.")
+    assert abs(got - ref).max() < 1e-4  # same rows in the same order, despite length-sorted batches
+    assert ONNXEntailment(out).score(premises, "An animal sleeps.").shape == (3, 3)
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    (bad / "labels.json").write_text('{"id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"}}')
+    with pytest.raises(ModelError, match="sha256"):
+        ONNXEntailment(bad).load()

@@ -146,6 +146,13 @@ def _hf_entail(settings: Settings) -> EntailmentScorer:
     return HFEntailment(settings.entailment_model, batch_size=settings.entailment_batch).load()
 
 
+@ENTAILERS.register("onnx")
+def _onnx_entail(settings: Settings) -> EntailmentScorer:
+    from gechat.models.entail.onnx import ONNXEntailment
+
+    return ONNXEntailment(settings.entailment_model, batch_size=settings.entailment_batch).load()
+
+
 @ENTAILERS.register("fake")
 def _fake_entail(settings: Settings) -> EntailmentScorer:
     from gechat.models.entail.fake import FakeEntailment
