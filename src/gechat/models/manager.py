@@ -163,7 +163,7 @@ def _write_sidecar(target: Path, sha256: str) -> None:
     os.replace(tmp, _sidecar(target))
 
 
-def _hash_file(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
         while chunk := f.read(_CHUNK):
@@ -286,7 +286,7 @@ def verify(name: str, models_dir: Path, *, table: Mapping[str, PackagedModel] | 
 
 
 def _verify(model: PackagedModel, target: Path) -> bool:
-    digest = _hash_file(target)
+    digest = sha256_file(target)
     ok = digest == model.sha256 and target.stat().st_size == model.size
     if ok:
         _write_sidecar(target, digest)
