@@ -95,7 +95,7 @@ def main() -> None:
             per_answer, n_claims, n_pairs = [], [], []
             for ans, draft in zip(asks, drafts, strict=True):
                 claims = make_claims(draft, from_thoughts=thoughts)
-                pool = ws.evidence_pool([h.chunk.id for h in ans.contexts])
+                pool = ws.evidence_pool(ans.contexts)
                 before = getattr(scorer, "pairs_scored", 0)
                 t = time.perf_counter()
                 selector.select(claims, pool)

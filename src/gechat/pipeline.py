@@ -29,7 +29,7 @@ from gechat.retrieve import RETRIEVERS, Retriever
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
 from gechat.store.sqlite import SQLiteStore
-from gechat.types import Answer, Document, Usage
+from gechat.types import Answer, ChunkHit, Document, Usage
 
 DB_NAME = "gechat.sqlite"
 Progress = Callable[[str, str], None]  # (file, step)
@@ -125,7 +125,7 @@ class Workspace:
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
         step("embedding")
-        self._check_embedder()
+        self._check_embedder(bool(self.store.documents()))
         s_vecs = self.embedder.embed([s.text for s in sentences])
         c_vecs = self.embedder.embed([c.text for c in chunks])
         timings["embed"] = time.perf_counter() - t
@@ -140,9 +140,9 @@ class Workspace:
     def _embedder_id(self) -> str:
         return f"{self.embedder.name}/{self.embedder.dim}"
 
-    def _check_embedder(self) -> None:
+    def _check_embedder(self, has_documents: bool) -> None:
         stored = self.store.get_meta("embedder")
-        if stored is not None and self.store.documents() and stored != self._embedder_id():
+        if stored is not None and has_documents and stored != self._embedder_id():
             raise StoreError(
                 f"this workspace was indexed with embedder {stored}, not {self._embedder_id()}",
                 hint="use the same embedder setting, or a new --workspace",
@@ -171,7 +171,7 @@ class Workspace:
             raise GechatError("the question is empty", hint='ask something, e.g. gechat ask "What is X?"')
         if not self.store.documents():
             raise StoreError("this workspace has no documents", hint="add some with `gechat add FILE`")
-        self._check_embedder()
+        self._check_embedder(has_documents=True)
         usage = Usage()
         self.llm.usage = usage
         t = time.perf_counter()
@@ -185,7 +185,7 @@ class Workspace:
 
         t = time.perf_counter()
         claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts)
-        pool = self.evidence_pool([h.chunk.id for h in hits])
+        pool = self.evidence_pool(hits)
         before = _scorer_tokens(self.scorer) if claims else 0
         with self.llm.stage("evidence"):
             grounded = self.selector.select(claims, pool) if claims else []
@@ -196,10 +196,12 @@ class Workspace:
         return Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
                       contexts=hits, raw=draft.raw, usage=usage)
 
-    def evidence_pool(self, chunk_ids: list[int]) -> EvidencePool:
+    def evidence_pool(self, hits: list[ChunkHit]) -> EvidencePool:
+        """The sentences of the retrieved chunks; their titles come with the hits."""
+        chunk_ids = [h.chunk.id for h in hits]
         sentences = self.store.sentences_of_chunks(chunk_ids)
-        chunks = {c.id: c for c in self.store.chunks(chunk_ids)}
-        titles = {d.id: Path(d.path).name for d in self.store.documents()}
+        chunks = {h.chunk.id: h.chunk for h in hits}
+        titles = {h.chunk.doc_id: h.doc_title for h in hits}
         vectors = self.store.vectors("sentence", [s.id for s in sentences]) if sentences else None
         return EvidencePool(sentences=sentences, chunks=chunks, titles=titles,
                             vectors=None if vectors is None else np.asarray(vectors, np.float32))
