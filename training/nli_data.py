@@ -32,6 +32,7 @@ class Source:
     file: str
     role: Role
     licence: str
+    unanimous_only: bool = False  # crowd-labelled sets: keep pairs every annotator agreed on
 
 
 SOURCES: dict[str, Source] = {
@@ -44,6 +45,10 @@ SOURCES: dict[str, Source] = {
     "semi_auto_base": Source("semi_automatic_nli/base_wiki_train.jsonl.gz", "train", "CC BY-SA 3.0"),
     "semi_auto_sim": Source("semi_automatic_nli/sim_wiki_train.jsonl.gz", "train", "CC BY-SA 3.0"),
     "semi_auto_translate": Source("semi_automatic_nli/translate_wiki_train.jsonl.gz", "train", "CC BY-SA 3.0"),
+    # licence not stated upstream; the shared data README lists both as usable for training
+    "mpe_train": Source("mpe/mpe_train.jsonl.gz", "train", "not stated (shared README: train)"),
+    "climate_fever": Source("climate_fever/climate_fever_evidence_pairs.jsonl.gz", "train",
+                            "not stated (shared README: train or dev)", unanimous_only=True),
     # dev: calibration and model selection only
     "cad_snli_dev": Source("snli_counterfactual/cad_snli_dev.jsonl.gz", "dev", "Apache-2.0"),
     "snli_test": Source("snli/snli_test_tokenized.jsonl.gz", "dev", "CC BY-SA 4.0"),
@@ -80,6 +85,8 @@ def read(name: str, root: Path = NLI_DIR) -> Iterator[Pair]:
     with gzip.open(root / src.file, "rt", encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
+            if src.unanimous_only and row.get("entropy", 0.0) > 0:
+                continue
             yield Pair(row["premise"], row["hypothesis"], _label(row["label"]), name, str(row.get("page", "")))
 
 
