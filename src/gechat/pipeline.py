@@ -206,6 +206,12 @@ class Workspace:
         return EvidencePool(sentences=sentences, chunks=chunks, titles=titles,
                             vectors=None if vectors is None else np.asarray(vectors, np.float32))
 
+    def whole_pool(self) -> tuple[list[ChunkHit], EvidencePool]:
+        """Every chunk of every document as candidates (small workspaces: evaluation, oracle mode)."""
+        hits = [ChunkHit(chunk=c, score=0.0, doc_title=d.title)
+                for d in self.store.documents() for c in self.store.chunks(self.store.chunk_ids(d.id))]
+        return hits, self.evidence_pool(hits)
+
     def close(self) -> None:
         self.store.close()
 

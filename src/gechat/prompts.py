@@ -39,3 +39,26 @@ PROMPTS["entail_user_prefix"] = (
     "statement is false, unknown if it does not settle it.\n"
     "Passage: "
 )
+
+# --- EvidenceChat reflection: the LLM picks, verbatim, which candidates support a step ---
+PROMPTS["reflect_system"] = (
+    "You check whether sentences from a document support a statement. "
+    "Copy, word for word, only the given sentences that support the statement. "
+    "Never change a sentence, never add one that is not in the list, and return an empty "
+    "list when none of them supports it. Reply with JSON only."
+)
+PROMPTS["reflect_user"] = (
+    "Statement: {claim}\n\nSentences:\n{sentences}\n\n"
+    'Reply as {{"supporting": [<sentences copied exactly>]}} with at most {k} sentences.'
+)
+PROMPTS["reflect_item"] = "- {text}"
+
+# --- the papers' baseline: the LLM quotes its own evidence from the excerpts ---
+PROMPTS["quote_system"] = (
+    "You find the evidence for a statement in document excerpts. Quote, word for word, "
+    "the sentences of the excerpts that show the statement is true. Reply with JSON only."
+)
+PROMPTS["quote_user"] = (
+    "Excerpts:\n{context}\n\nStatement: {claim}\n\n"
+    'Reply as {{"quotes": [<exact sentences from the excerpts>]}} with at most {k} quotes.'
+)

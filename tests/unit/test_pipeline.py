@@ -101,3 +101,30 @@ def test_abstention_makes_no_claims(tmp_path: Path) -> None:
     ws.add([f])
     ans = ws.ask("Who won the 1990 World Cup?")
     assert ans.claims == []
+
+
+@pytest.mark.parametrize("selector", ["reflection", "quote"])
+def test_llm_selectors_through_the_workspace(tmp_path: Path, selector: str) -> None:
+    from gechat.models.llm.cache import CachedLLM
+    from gechat.models.llm.fake import FakeLLM
+    from gechat.prompts import PROMPTS
+    from gechat.types import Usage
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        if messages[0]["content"] in (PROMPTS["reflect_system"], PROMPTS["quote_system"]):
+            key = "supporting" if selector == "reflection" else "quotes"
+            return json.dumps({key: ["It was completed in 1889 for the World's Fair.", "It is made of cheese."]})
+        return scripted_llm_reply(messages)
+
+    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20, evidence=selector)
+    ws = Workspace(tmp_path / "ws", settings, llm=CachedLLM(FakeLLM(reply), None, Usage()))
+    f = tmp_path / "tower.txt"
+    f.write_text(TEXT)
+    ws.add([f])
+    ans = ws.ask("When was the Eiffel Tower completed?")
+    text = ws.store.document_text(ws.documents()[0].id)
+    first = ans.claims[0]
+    assert first.verdict == "supported" and [e.text for e in first.evidence] == [
+        "It was completed in 1889 for the World's Fair."]
+    assert all(text[e.start:e.end] == e.text for c in ans.claims for e in c.evidence)
+    assert ans.usage.stages["evidence"].calls == len(ans.claims)

@@ -221,6 +221,11 @@ class SQLiteStore:
         }
         return [by_id[i] for i in ids if i in by_id]
 
+    def chunk_ids(self, doc_id: int) -> list[int]:
+        with self._lock:
+            rows = self._db.execute("SELECT id FROM chunks WHERE doc_id = ? ORDER BY ord", (doc_id,)).fetchall()
+        return [r[0] for r in rows]
+
     def sentences_of_chunks(self, chunk_ids: Sequence[int]) -> list[Sentence]:
         if not chunk_ids:
             return []
