@@ -1,58 +1,17 @@
-"""What every benchmark records: machine, date, exact command; and how it writes results."""
+"""Benchmarks write their results with gechat.eval.report (shared with `gechat bench`)."""
 
 from __future__ import annotations
 
-import json
-import os
-import platform
-import shlex
-import statistics
-import sys
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+
+from gechat.eval import report
+from gechat.eval.report import command, machine, median
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem_gib = 0.0
-    try:
-        kb = int(Path("/proc/meminfo").read_text().split()[1])
-        mem_gib = round(kb / 1024 / 1024, 1)
-    except (OSError, ValueError, IndexError):
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": mem_gib,
-            "python": platform.python_version(), "os": platform.platform()}
+def write(name: str, flat: dict[str, object], markdown_body: str, meta: dict[str, object]) -> Path:
+    return report.write(name, flat, markdown_body, meta, results=RESULTS)
 
 
-def command() -> str:
-    return "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0]), *sys.argv[1:]])
-
-
-def median(xs: list[float]) -> float:
-    return float(statistics.median(xs)) if xs else 0.0
-
-
-def write(name: str, flat: dict[str, Any], markdown_body: str, meta: dict[str, Any]) -> Path:
-    """Writes results/<name>.json (flat keys + meta) and results/<name>.md (a table a person reads)."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    now = datetime.now(UTC).isoformat(timespec="seconds")
-    info = {"date": now, "command": command(), "machine": machine(), **meta}
-    (RESULTS / f"{name}.json").write_text(json.dumps({**flat, "meta": info}, indent=2) + "\n")
-    m = info["machine"]
-    head = (f"# Benchmark: {name}\n\n- date: {now}\n- command: `{info['command']}`\n"
-            f"- machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python {m['python']}\n")
-    for k, v in meta.items():
-        head += f"- {k}: {v}\n"
-    path = RESULTS / f"{name}.md"
-    path.write_text(head + "\n" + markdown_body.rstrip() + "\n")
-    return path
+__all__ = ["RESULTS", "command", "machine", "median", "write"]

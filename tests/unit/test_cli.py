@@ -28,7 +28,7 @@ def assert_clean_error(p: subprocess.CompletedProcess[str], needle: str) -> None
 def test_help_explains() -> None:
     p = run("--help")
     assert p.returncode == 0
-    for cmd in ("add", "ask", "docs", "rm", "models"):
+    for cmd in ("add", "ask", "docs", "rm", "bench", "models"):
         assert cmd in p.stdout
 
 
@@ -107,3 +107,19 @@ def test_models_list_names_both_packaged_models(tmp_path: Path) -> None:
 
 def test_models_path_of_unknown_model(tmp_path: Path) -> None:
     assert_clean_error(run("models", "path", "gpt-9", "--models-dir", str(tmp_path)), "gpt-9")
+
+
+def test_bench_writes_both_result_files(tmp_path: Path) -> None:
+    from gechat.eval.datasets import DATA
+
+    if not DATA.is_dir():
+        pytest.skip("shared data not found")
+    p = run("bench", "--preset", "test", "--limit", "1", "--selectors", "nli-objective,quote",
+            "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    flat = json.loads((tmp_path / "res" / "evidence.json").read_text())
+    for key in ("hotpotqa_oracle_f1__nli", "hotpotqa_oracle_f1__quote", "twowiki_test_oracle_f1__nli",
+                "evidence_score__nli", "evidence_score__quote", "fabricated_rate__quote",
+                "financebench_page_hit__nli", "answer_f1_hotpotqa"):
+        assert key in flat, key
+    assert "| quote |" in (tmp_path / "res" / "evidence.md").read_text()

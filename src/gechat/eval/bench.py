@@ -1,0 +1,240 @@
+"""The evidence benchmark: every selector on the same questions, oracle and end to end.
+
+Oracle mode measures evidence selection on its own: the gold answer, phrased as a claim, is
+grounded in all sentences of the question's paragraphs; a wrong answer (another question's)
+is grounded too, and must not come out supported, which gives the verdict balanced accuracy.
+End-to-end mode: retrieval, the LLM's answer and reasoning steps, then each selector on the
+same claims and the same retrieved sentences (the answer is generated once: the LLM cache).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from gechat.answer.claims import make_claims
+from gechat.eval.datasets import FinanceItem, QAItem
+from gechat.eval.evidence import evidence_scores, page_hit, prf, token_recall
+from gechat.eval.metrics import balanced_accuracy
+from gechat.eval.qa import answer_f1, exact_match
+from gechat.evidence import SELECTORS, ClaimInput, EvidenceSelector
+from gechat.models.llm.cache import CachedLLM
+from gechat.pipeline import Workspace
+from gechat.settings import Settings
+from gechat.types import Claim, Sentence
+
+SELECTOR_KEYS = {"nli-objective": "nli", "reflection": "reflection", "quote": "quote"}
+
+def as_claim(question: str, answer: str) -> str:
+    """The gold answer phrased as a claim (the same template as benchmarks/nli.py)."""
+    return f'The answer to the question "{question.strip()}" is: {answer.strip()}'
+
+
+@dataclass
+class Result:
+    """One selector on one question."""
+
+    dataset: str
+    mode: str
+    selector: str
+    question_id: str
+    f1: float = 0.0
+    precision: float = 0.0
+    recall: float = 0.0
+    evidence_text: str = ""
+    gold_text: str = ""
+    verdicts: list[tuple[bool, bool]] = field(default_factory=list)  # (gold supported, predicted supported)
+    quotes: int = 0
+    fabricated: int = 0
+    seconds: float = 0.0
+    llm_tokens: int = 0
+    answer_em: float | None = None
+    answer_f1: float | None = None
+    page_hit: float | None = None
+    token_recall: float | None = None
+
+
+class Bench:
+    def __init__(self, settings: Settings, work: Path, *, llm: CachedLLM, selectors: Sequence[str]) -> None:
+        self.settings, self.work, self.llm = settings, work, llm
+        self.workspace0 = Workspace(work / "_models", settings, llm=llm)
+        self.embedder, self.scorer = self.workspace0.embedder, self.workspace0.scorer
+        self._counted: dict[str, Counter[str]] = {}
+        self.selectors: dict[str, EvidenceSelector] = {
+            name: SELECTORS.create(name, settings, scorer=self.scorer, embedder=self.embedder, llm=llm)
+            for name in selectors}
+
+    def workspace(self, name: str) -> Workspace:
+        return Workspace(self.work / re.sub(r"[^\w.-]+", "_", name), self.settings, llm=self.llm,
+                         embedder=self.embedder, scorer=self.scorer)
+
+    # --- multi-hop QA: each question's paragraphs form its own workspace ---
+    def qa_workspace(self, item: QAItem) -> tuple[Workspace, set[int]]:
+        """The workspace of the question's paragraphs, and the ids of our sentences that are gold."""
+        ws = self.workspace(item.id)
+        folder = ws.path / "paragraphs"
+        folder.mkdir(parents=True, exist_ok=True)
+        gold_spans: dict[str, list[tuple[int, int]]] = {}
+        files = []
+        for n, p in enumerate(item.paragraphs):
+            slug = re.sub(r"[^\w]+", "_", p.title)[:60]
+            name = f"{n:02d}-{slug}"  # the loader titles a document by its file stem
+            text, spans, pos = "", [], 0
+            for i, raw in enumerate(p.sentences):
+                piece = raw if i == 0 or raw.startswith(" ") else " " + raw
+                text += piece
+                if (p.title, i) in item.gold:
+                    spans.append((pos + len(piece) - len(piece.lstrip()), pos + len(piece)))
+                pos += len(piece)
+            (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+            gold_spans[name] = spans
+            files.append(folder / f"{name}.txt")
+        ws.add(files)
+        gold: set[int] = set()
+        for doc in ws.documents():
+            spans = gold_spans.get(doc.title, [])
+            for sent in ws.store.sentences_of_chunks(ws.store.chunk_ids(doc.id)):
+                if any(_overlaps(sent.start, sent.end, a, b) for a, b in spans):
+                    gold.add(sent.id)
+        return ws, gold
+
+    def oracle_qa(self, dataset: str, item: QAItem, wrong_answer: str) -> Iterator[Result]:
+        ws, gold = self.qa_workspace(item)
+        _, pool = ws.whole_pool()
+        claims = [ClaimInput(text=as_claim(item.question, item.answer), source="answer"),
+                  ClaimInput(text=as_claim(item.question, wrong_answer), source="answer")]
+        for name, sel in self.selectors.items():
+            with self._cost() as cost:
+                right, wrong = sel.select(claims, pool)
+            r = self._sentences(Result(dataset, "oracle", name, item.id), [right], gold, item.gold_text())
+            r.verdicts = [(True, right.verdict == "supported"), (False, wrong.verdict == "supported")]
+            yield self._finish(r, sel, cost)
+        ws.close()
+
+    def end_to_end_qa(self, dataset: str, item: QAItem) -> Iterator[Result]:
+        ws, gold = self.qa_workspace(item)
+        hits = ws.retriever.retrieve(item.question, self.settings.top_k_chunks)
+        with self._cost() as answer_cost:
+            draft = ws.answerer.answer(item.question, hits)
+        claims = make_claims(draft, from_thoughts=True)
+        pool = ws.evidence_pool(hits)
+        for name, sel in self.selectors.items():
+            with self._cost() as cost:
+                grounded = sel.select(claims, pool) if claims else []
+            r = Result(dataset, "e2e", name, item.id, answer_em=exact_match(draft.text, item.answer),
+                       answer_f1=answer_f1(draft.text, item.answer))
+            r = self._sentences(r, grounded, gold, item.gold_text())
+            cost["seconds"] += answer_cost["seconds"]
+            cost["tokens"] += answer_cost["tokens"]
+            yield self._finish(r, sel, cost)
+        ws.close()
+
+    # --- FinanceBench: questions over one long PDF; retrieval is needed even in oracle mode ---
+    def oracle_finance(self, item: FinanceItem) -> Iterator[Result]:
+        ws = self.workspace("fin-" + item.pdf.stem)
+        if not ws.documents():
+            ws.add([item.pdf])
+        claim = ClaimInput(text=as_claim(item.question, item.answer), source="answer")
+        hits = ws.retriever.retrieve(claim.text, max(self.settings.top_k_chunks, 5))
+        pool = ws.evidence_pool(hits)
+        gold_text = " ".join(t for t, _ in item.evidence)
+        for name, sel in self.selectors.items():
+            with self._cost() as cost:
+                (c,) = sel.select([claim], pool)
+            r = Result("financebench", "oracle", name, item.id, gold_text=gold_text)
+            r.evidence_text = " ".join(e.text for e in c.evidence if c.verdict == "supported")
+            r.page_hit = page_hit([e.page for e in c.evidence], [p for _, p in item.evidence])
+            r.token_recall = token_recall(r.evidence_text, gold_text)
+            r.verdicts = [(True, c.verdict == "supported")]
+            yield self._finish(r, sel, cost)
+        ws.close()
+
+    # --- helpers ---
+    @staticmethod
+    def _sentences(r: Result, claims: list[Claim], gold: set[int], gold_text: str) -> Result:
+        picked: dict[int, Sentence] = {}
+        for c in claims:
+            if c.verdict != "supported":
+                continue
+            for e in c.evidence:
+                picked.update({s.id: s for s in e.sentences})
+        score = prf(set(picked), gold)
+        r.precision, r.recall, r.f1 = score.precision, score.recall, score.f1
+        r.evidence_text = " ".join(s.text for s in sorted(picked.values(), key=lambda s: (s.doc_id, s.start)))
+        r.gold_text = gold_text
+        return r
+
+    @contextmanager
+    def _cost(self) -> Iterator[Counter[str]]:
+        usage = self.llm.usage
+        before = sum(s.prompt_tokens + s.completion_tokens for s in usage.stages.values())
+        cost: Counter[str] = Counter()
+        t = time.perf_counter()
+        yield cost
+        cost["seconds"] += time.perf_counter() - t  # type: ignore[assignment]
+        cost["tokens"] += sum(s.prompt_tokens + s.completion_tokens for s in usage.stages.values()) - before
+
+    def _finish(self, r: Result, sel: EvidenceSelector, cost: Counter[str]) -> Result:
+        stats: Counter[str] = Counter(getattr(sel, "stats", Counter()))  # running totals of the selector
+        last = self._counted.get(r.selector, Counter())
+        r.quotes, r.fabricated = stats["quotes"] - last["quotes"], stats["fabricated"] - last["fabricated"]
+        self._counted[r.selector] = stats
+        r.seconds, r.llm_tokens = float(cost["seconds"]), int(cost["tokens"])
+        return r
+
+
+def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
+    """Overlap of at least half of the shorter span: splitters may cut a sentence differently."""
+    inter = min(a1, b1) - max(a0, b0)
+    return inter > 0 and inter >= 0.5 * min(a1 - a0, b1 - b0)
+
+
+def summarise(results: Sequence[Result], embed: Callable[[Sequence[str]], npt.NDArray[np.float32]]) -> dict[str, float]:
+    """Flat metrics per (dataset, mode, selector): ``<dataset>_<mode>_<metric>__<selector>``; the
+    evidence score and fabricated rate over all oracle QA results also get short keys."""
+    groups: dict[tuple[str, str, str], list[Result]] = {}
+    for r in results:
+        groups.setdefault((r.dataset, r.mode, r.selector), []).append(r)
+    flat: dict[str, float] = {}
+    for (dataset, mode, selector), rs in groups.items():
+        key = SELECTOR_KEYS.get(selector, selector)
+        pre = f"{dataset}_{mode}"
+        m: dict[str, float] = {
+            "evidence_score": float(np.mean(evidence_scores([r.evidence_text for r in rs], [r.gold_text for r in rs],
+                                                            embed))),
+            "seconds_per_question": float(np.mean([r.seconds for r in rs])),
+            "llm_tokens_per_question": float(np.mean([r.llm_tokens for r in rs])),
+            "fabricated_rate": sum(r.fabricated for r in rs) / max(1, sum(r.quotes for r in rs)),
+            "questions": float(len(rs)),
+        }
+        verdicts = [v for r in rs for v in r.verdicts]
+        if verdicts:
+            m["verdict_balanced_accuracy"] = balanced_accuracy([p for _, p in verdicts], [g for g, _ in verdicts])
+        if dataset == "financebench":
+            m["page_hit"] = float(np.mean([r.page_hit or 0.0 for r in rs]))
+            m["token_recall"] = float(np.mean([r.token_recall or 0.0 for r in rs]))
+        else:
+            m |= {"precision": float(np.mean([r.precision for r in rs])),
+                  "recall": float(np.mean([r.recall for r in rs])), "f1": float(np.mean([r.f1 for r in rs]))}
+        if mode == "e2e":
+            m["answer_em"] = float(np.mean([r.answer_em or 0.0 for r in rs]))
+            m["answer_f1"] = float(np.mean([r.answer_f1 or 0.0 for r in rs]))
+            flat.setdefault(f"answer_f1_{dataset}", round(m["answer_f1"], 4))
+        for name, v in m.items():
+            flat[f"{pre}_{name}__{key}" if dataset != "financebench" else f"{dataset}_{name}__{key}"] = round(v, 4)
+    for selector, key in SELECTOR_KEYS.items():
+        rs = [r for r in results if r.selector == selector and r.mode == "oracle" and r.dataset != "financebench"]
+        if rs:
+            flat[f"evidence_score__{key}"] = round(float(np.mean(evidence_scores(
+                [r.evidence_text for r in rs], [r.gold_text for r in rs], embed))), 4)
+            quotes = sum(r.quotes for r in rs)
+            flat[f"fabricated_rate__{key}"] = round(sum(r.fabricated for r in rs) / max(1, quotes), 4)
+    return flat

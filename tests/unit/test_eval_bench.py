@@ -1,0 +1,51 @@
+"""The evidence bench on two real HotpotQA questions with the deterministic fakes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gechat.eval.bench import Bench, as_claim, summarise
+from gechat.eval.datasets import DATA, hotpotqa, twowiki
+from gechat.models.llm.cache import CachedLLM
+from gechat.models.llm.fake import FakeLLM
+from gechat.settings import Settings
+from gechat.types import Usage
+
+pytestmark = pytest.mark.skipif(not (DATA / "hotpotqa_distractor_dev").exists(), reason="shared data not found")
+
+
+@pytest.fixture
+def bench(tmp_path: Path) -> Bench:
+    settings = Settings.load("test", cache_dir=tmp_path / "cache")
+    return Bench(settings, tmp_path / "work", llm=CachedLLM(FakeLLM(), None, Usage()),
+                 selectors=["nli-objective", "reflection", "quote"])
+
+
+def test_gold_supporting_facts_map_to_our_sentences(bench: Bench) -> None:
+    item = hotpotqa(limit=1)[0]
+    ws, gold = bench.qa_workspace(item)
+    texts = {s.text.strip() for d in ws.documents() for s in ws.store.sentences_of_chunks(ws.store.chunk_ids(d.id))
+             if s.id in gold}
+    assert len(gold) == len(item.gold)
+    assert texts and all(t in item.gold_text() for t in texts)
+
+
+def test_oracle_and_end_to_end_give_every_selector_a_row(bench: Bench) -> None:
+    items = hotpotqa(limit=2)
+    results = [r for i, it in enumerate(items) for r in bench.oracle_qa("hotpotqa", it, items[1 - i].answer)]
+    results += list(bench.end_to_end_qa("hotpotqa", items[0]))
+    assert {(r.mode, r.selector) for r in results} == {(m, s) for m in ("oracle", "e2e")
+                                                        for s in ("nli-objective", "reflection", "quote")}
+    flat = summarise(results, bench.embedder.embed)
+    for key in ("hotpotqa_oracle_f1__nli", "hotpotqa_oracle_f1__reflection", "hotpotqa_oracle_f1__quote",
+                "evidence_score__nli", "fabricated_rate__quote", "answer_f1_hotpotqa",
+                "hotpotqa_oracle_verdict_balanced_accuracy__nli"):
+        assert key in flat and 0.0 <= flat[key] <= 1.0, key
+
+
+def test_twowiki_splits_and_claim_template() -> None:
+    assert len(twowiki("dev")) == 150 and len(twowiki("test")) == 200
+    assert not {i.id for i in twowiki("dev")} & {i.id for i in twowiki("test")}
+    assert as_claim(" Who? ", " Ann ") == 'The answer to the question "Who?" is: Ann'
