@@ -1,4 +1,4 @@
-"""The command line: ``gechat add | ask | docs | rm | models``.
+"""The command line: ``gechat add | ask | docs | rm | bench | models``.
 
 Every failure is one line with a hint and a non-zero exit code; tracebacks only with
 GECHAT_DEBUG=1.
@@ -99,8 +99,10 @@ def ask(
     llm_backend: Annotated[str | None, typer.Option(help="llamacpp, ollama, openai, fake")] = None,
     llm_model: Annotated[str | None, typer.Option(help="Packaged name, GGUF path or server model id")] = None,
     llm_base_url: Annotated[str | None, typer.Option(help="Server URL for ollama/openai backends")] = None,
-    entailment: Annotated[str | None, typer.Option(help="Entailment backend: llm, hf, fake")] = None,
-    entailment_model: Annotated[str | None, typer.Option(help="Model for the entailment backend")] = None,
+    entailment: Annotated[str | None, typer.Option(
+        help="Entailment backend: onnx (default: the packaged cross-encoder), llm, hf, fake")] = None,
+    entailment_model: Annotated[str | None, typer.Option(
+        help="Its model: onnx a directory, llm a GGUF or packaged name, hf a path or id")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Chunks given to the LLM")] = None,
     ground_thoughts: Annotated[bool | None, typer.Option(
         "--ground-thoughts/--no-ground-thoughts", help="Also find evidence for each reasoning step")] = None,
@@ -163,6 +165,37 @@ def rm(ref: Annotated[str, typer.Argument(help="Document id, file name or path")
     """Remove a document and everything derived from it."""
     doc = _workspace(workspace, _settings("default", None)).remove(ref)
     out.print(f"removed {escape(Path(doc.path).name)} (id {doc.id})")
+
+
+@app.command()
+def bench(
+    quick: Annotated[bool, typer.Option("--quick", help="A few questions per suite (minutes, not hours).")] = False,
+    limit: Annotated[int | None, typer.Option(help="At most this many questions per suite.")] = None,
+    selectors: Annotated[str, typer.Option(help="Evidence selectors to compare, comma-separated.")] = (
+        "nli-objective,reflection,quote"),
+    out_dir: Annotated[Path, typer.Option("--out", help="Where evidence.md and evidence.json go.")] = Path(
+        "benchmarks/results"),
+    work: Annotated[Path, typer.Option(help="Workspaces of the bench (kept: re-runs reuse them).")] = Path(
+        ".cache/bench"),
+    preset: PresetOpt = "default",
+    config: ConfigOpt = None,
+) -> None:
+    """Measure evidence quality on HotpotQA, 2WikiMultihopQA and FinanceBench (../shared/data)."""
+    from gechat.eval.datasets import DATA
+    from gechat.eval.suite import FULL, QUICK, run
+
+    if not DATA.is_dir():
+        raise GechatError(f"the evaluation data is not at {DATA}", hint="the bench reads ../shared/data")
+    settings = _settings(preset, config)
+    plan = (QUICK if quick else FULL).capped(limit)
+    names = [s.strip() for s in selectors.split(",") if s.strip()]
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err) as bar:
+        task = bar.add_task("loading models")
+        flat, path = run(settings, plan=plan, work=work / preset, results=out_dir, selectors=names,
+                         tick=lambda what: bar.update(task, description=what))
+    out.print(f"wrote {escape(str(path))} and {escape(str(path.with_suffix('.json')))}")
+    for key in sorted(k for k in flat if "oracle_f1__" in k or k.startswith(("evidence_score__", "fabricated"))):
+        out.print(f"  {key}: {flat[key]}")
 
 
 def _models_dir(models_dir: Path | None) -> Path:
