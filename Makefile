@@ -15,12 +15,12 @@ LLAMA_VERSION := 0.3.36
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PYTEST_ARGS ?=
 
-.PHONY: install models demo test test-fast bench lint clean help
+.PHONY: install models demo test test-fast bench bench-quick lint clean help
 
 help:
 	@echo "make demo   - install what is missing, then answer a question about a real PDF"
 	@echo "make test   - install what is missing, then run the whole test suite"
-	@echo "make bench  - run the benchmarks (writes benchmarks/results/)"
+	@echo "make bench  - run the benchmarks (writes benchmarks/results/); make bench-quick: evidence only, minutes"
 	@echo "make lint   - ruff and mypy"
 
 $(BIN)/python:
@@ -64,8 +64,15 @@ test: models
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
 
+BENCH_ARGS ?=
+
 bench: models
+	$(BIN)/gechat bench $(BENCH_ARGS)
+	$(BIN)/python benchmarks/nli.py
 	$(BIN)/python benchmarks/latency.py
+
+bench-quick: models
+	$(BIN)/gechat bench --quick
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks training

@@ -129,3 +129,14 @@ def test_unknown_len_norm_is_a_clear_error() -> None:
 
     with pytest.raises(ConfigError, match="len_norm"):
         get_len_norm("chars")
+
+
+def test_bridge_pair_from_two_places_when_neither_sentence_entails() -> None:
+    p = pool()
+    joint = f"{p.sentences[0].text} {p.sentences[2].text}"  # not adjacent
+    scorer = Scripted({p.sentences[0].text: (0.4, 0.0), p.sentences[2].text: (0.35, 0.0), joint: (0.85, 0.0)})
+    (claim,) = selector(scorer).select([ClaimInput(text="The red Alpha is as old as Beta.", source="answer")], p)
+    assert claim.verdict == "supported"
+    assert [e.text for e in claim.evidence] == [p.sentences[0].text, p.sentences[2].text]
+    assert all(TEXT[e.start:e.end] == e.text for e in claim.evidence)
+    assert claim.evidence[0].p_entail == pytest.approx(0.85)

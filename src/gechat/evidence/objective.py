@@ -3,9 +3,11 @@
 For every claim the candidates are the sentences of the retrieved chunks (pre-ranked by
 embedding cosine when there are more than ``evidence_max_candidates``, so the entailment
 model sees at most that many). The best sentence wins; if no single sentence reaches the
-supported threshold, adjacent pairs around the strongest candidates are scored, and a pair
-that entails the claim where neither sentence did is returned instead (multi-sentence
-facts). F is maximised among the candidates that reach the threshold when any do.
+supported threshold, pairs are scored: adjacent pairs around the strongest candidates (a fact
+told over two sentences) and any two of the strongest candidates, also from different
+documents (a multi-hop fact: "A was born in X" + "X is in Y"); a pair that entails the claim
+where neither sentence did is returned instead. F is maximised among the candidates that
+reach the threshold when any do.
 Verdict: supported if P_entail >= supported_threshold; contradicted if some
 candidate's P_contradiction >= contradicted_threshold; otherwise unsupported, with the
 closest sentence still shown so the reader sees why.
@@ -70,38 +72,55 @@ class ObjectiveSelector:
         # short sentence that does not support the claim never beats one that does.
         entails = probs[:, ENTAILMENT] >= self.supported
         best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() else int(np.argmax(f))
-        evidence = pool.evidence([cands[best]], probs[best], float(f[best]), self.name)
+        evidence = [pool.evidence([cands[best]], probs[best], float(f[best]), self.name)]
         if probs[best, ENTAILMENT] < self.supported:
-            pair = self._best_pair(claim, cands, probs, pool)
-            if pair is not None:
-                evidence = pair
-        if evidence.p_entail >= self.supported:
-            return Claim(text=claim.text, source=claim.source, verdict="supported", evidence=[evidence])
+            evidence = self._best_pair(claim, cands, probs, pool) or evidence
+        if evidence[0].p_entail >= self.supported:
+            return Claim(text=claim.text, source=claim.source, verdict="supported", evidence=evidence)
         worst = int(np.argmax(probs[:, CONTRADICTION]))
         if probs[worst, CONTRADICTION] >= self.contradicted:
             ev = pool.evidence([cands[worst]], probs[worst], float(f[worst]), self.name)
             return Claim(text=claim.text, source=claim.source, verdict="contradicted", evidence=[ev])
-        return Claim(text=claim.text, source=claim.source, verdict="unsupported", evidence=[evidence])
+        return Claim(text=claim.text, source=claim.source, verdict="unsupported", evidence=evidence)
 
     def _best_pair(self, claim: ClaimInput, cands: list[Sentence], probs: Probs,
-                   pool: EvidencePool) -> Evidence | None:
-        """Adjacent pairs around the top singles; only a pair that passes the threshold counts."""
+                   pool: EvidencePool) -> list[Evidence] | None:
+        """Adjacent and bridge pairs around the top singles; only a pair that passes the threshold counts."""
         by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
-        top = np.argsort(-probs[:, ENTAILMENT])[: self.pair_top]
+        top = [cands[int(i)] for i in np.argsort(-probs[:, ENTAILMENT])[: self.pair_top]]
         pairs: list[tuple[Sentence, Sentence]] = []
         seen: set[tuple[int, int]] = set()
-        for i in top:
-            s = cands[int(i)]
-            for a, b in ((by_pos.get((s.chunk_id, s.ord - 1)), s), (s, by_pos.get((s.chunk_id, s.ord + 1)))):
-                if a is not None and b is not None and (a.id, b.id) not in seen:
+
+        def add(a: Sentence | None, b: Sentence | None) -> None:
+            if a is not None and b is not None and a.id != b.id:
+                a, b = sorted((a, b), key=lambda s: (s.doc_id, s.start))
+                if (a.id, b.id) not in seen:
                     seen.add((a.id, b.id))
                     pairs.append((a, b))
+
+        for s in top:
+            add(by_pos.get((s.chunk_id, s.ord - 1)), s)
+            add(s, by_pos.get((s.chunk_id, s.ord + 1)))
+        for i, a in enumerate(top):
+            for b in top[i + 1 :]:
+                add(a, b)
         if not pairs:
             return None
-        texts = [pool.span_text(a, b) for a, b in pairs]
+        texts = [self._pair_text(a, b, pool) for a, b in pairs]
         p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
         f = self.objective(p[:, ENTAILMENT], texts)
         j = int(np.argmax(f))
         if p[j, ENTAILMENT] < self.supported:
             return None
-        return pool.evidence(list(pairs[j]), p[j], float(f[j]), self.name)
+        a, b = pairs[j]
+        if self._adjacent(a, b):
+            return [pool.evidence([a, b], p[j], float(f[j]), self.name)]
+        # two places: each sentence is its own evidence, with the pair's joint score
+        return [pool.evidence([a], p[j], float(f[j]), self.name), pool.evidence([b], p[j], float(f[j]), self.name)]
+
+    @staticmethod
+    def _adjacent(a: Sentence, b: Sentence) -> bool:
+        return a.chunk_id == b.chunk_id and abs(a.ord - b.ord) == 1
+
+    def _pair_text(self, a: Sentence, b: Sentence, pool: EvidencePool) -> str:
+        return pool.span_text(a, b) if self._adjacent(a, b) else f"{a.text} {b.text}"
