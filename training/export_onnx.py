@@ -52,11 +52,19 @@ def main() -> None:
     for f in (fp32, int8):
         out = ort.InferenceSession(str(f), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
         diffs[f.name] = float(np.abs(out - ref).max())
+    write_manifest(args.out, max_logit_diff_vs_torch=diffs, max_tokens=256)
+    print(json.dumps(diffs))
+
+
+def write_manifest(model_dir: Path, **extra: object) -> dict[str, object]:
+    """(Re)write manifest.json: sha256 and size of every file beside it, keeping earlier extra keys."""
+    path = model_dir / "manifest.json"
+    old = json.loads(path.read_text()) if path.is_file() else {}
     files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
-             for p in sorted(args.out.iterdir()) if p.name != "manifest.json"}
-    manifest = {"files": files, "max_logit_diff_vs_torch": diffs, "max_tokens": 256}
-    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-    print(json.dumps(manifest["max_logit_diff_vs_torch"]))
+             for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != "manifest.json"}
+    manifest = {**old, **extra, "files": files}
+    path.write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
 
 
 if __name__ == "__main__":

@@ -42,9 +42,10 @@ class Settings(BaseSettings):
     embedder: str = "minilm-int8"
     embedder_model: str | None = None
 
-    # entailment (evidence scoring)
-    entailment: str = "llm"
-    entailment_model: str = "qwen2.5-coder-1.5b"
+    # entailment (evidence scoring): our packaged cross-encoder (issue 4); entailment_model
+    # None means each backend's own default (onnx: the packaged model, llm: llm_model)
+    entailment: str = "onnx"
+    entailment_model: str | None = None
     entailment_batch: int = 32
 
     # documents
@@ -60,20 +61,23 @@ class Settings(BaseSettings):
     # answer
     answer_max_tokens: int = 320
     max_thoughts: int = 10
-    # grounding reasoning steps too costs ~3 s per step with the LLM scorer (benchmarks/results)
-    claims_from_thoughts: bool = False
+    # GE-Chat grounds the reasoning steps too: with the cross-encoder this costs milliseconds
+    claims_from_thoughts: bool = True
 
     # evidence (GE-Chat objective F(s) = alpha * P_entail - beta * len_norm(s))
-    evidence: str = "nli-objective"
+    evidence: str = "nli-objective"  # or reflection (EvidenceChat), quote (the papers' baseline)
+    reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
     alpha: float = 0.5
     beta: float = 0.5
     len_norm: str = "words"
     len_ref_words: int = 60
-    # the LLM scorer costs ~0.75 s a pair on 2 cores: candidates are pre-ranked by cosine
-    evidence_max_candidates: int = 3
+    # candidates per claim, pre-ranked by cosine; None: the scorer's own default (60 for the
+    # cross-encoder, which scores hundreds of pairs a second; 3 for the LLM scorer, ~1 a second)
+    evidence_max_candidates: int | None = None
     pair_top: int = 3
-    supported_threshold: float = 0.5
-    contradicted_threshold: float = 0.6
+    # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
+    supported_threshold: float | None = None
+    contradicted_threshold: float | None = None
 
     preset: Literal["default", "fast", "test"] = "default"
 
@@ -105,8 +109,6 @@ class Settings(BaseSettings):
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
-    # the 0.5B model answers fast but scores entailment near chance (AUROC 0.59 on MNLI
-    # pairs), so evidence stays with the 1.5B model
     "fast": {"llm_model": "qwen2.5-coder-0.5b"},
     "test": {
         "llm_backend": "fake",

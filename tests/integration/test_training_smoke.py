@@ -58,8 +58,23 @@ def test_export_to_onnx_matches_torch_and_is_verified(tmp_path: Path) -> None:
     got = ONNXEntailment(out, quantized=False, batch_size=2).score(premises, "An animal sleeps.")
     assert abs(got - ref).max() < 1e-4  # same rows in the same order, despite length-sorted batches
     assert ONNXEntailment(out).score(premises, "An animal sleeps.").shape == (3, 3)
+    pairs = [(p, "An animal sleeps.") for p in premises] + [("Paris is in France.", "Paris is in Spain.")]
+    one_hypothesis = ONNXEntailment(out).score(premises, pairs[0][1])
+    assert abs(ONNXEntailment(out).score_pairs(pairs)[:3] - one_hypothesis).max() < 1e-6
     bad = tmp_path / "bad"
     shutil.copytree(out, bad)
     (bad / "labels.json").write_text('{"id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"}}')
     with pytest.raises(ModelError, match="sha256"):
         ONNXEntailment(bad).load()
+
+    # calibration: thresholds chosen on dev pairs, stored beside the model and pinned by the manifest
+    p = subprocess.run([sys.executable, str(REPO / "training" / "calibrate_nli.py"), str(out), "--max-pairs", "300"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    calib = json.loads((out / "calibration.json").read_text())
+    assert set(calib["thresholds"]) == {"supported", "contradicted"} and sum(calib["dev_pairs"].values()) == 300
+    assert "calibration.json" in json.loads((out / "manifest.json").read_text())["files"]
+    assert ONNXEntailment(out).load().calibration == calib["thresholds"]
+    (out / "calibration.json").write_text(json.dumps({"thresholds": {"supported": 0.01, "contradicted": 0.99}}))
+    with pytest.raises(ModelError, match="sha256"):
+        ONNXEntailment(out).load()

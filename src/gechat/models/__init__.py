@@ -122,7 +122,7 @@ def _llm_entail(settings: Settings) -> EntailmentScorer:
     from gechat.models.entail.llm_scorer import LLMEntailment
     from gechat.models.manager import resolve_gguf
 
-    path = resolve_gguf(settings.entailment_model, settings.models_dir)
+    path = resolve_gguf(settings.entailment_model or settings.llm_model, settings.models_dir)
     # same (path, n_ctx, threads) as the llamacpp LLM, so both share one loaded model
     return LLMEntailment(
         path,
@@ -138,7 +138,7 @@ def _hf_entail(settings: Settings) -> EntailmentScorer:
     from gechat.models.entail.hf import HFEntailment
     from gechat.models.manager import PACKAGED
 
-    if settings.entailment_model in PACKAGED:  # the default names a GGUF, not a classifier
+    if settings.entailment_model is None or settings.entailment_model in PACKAGED:
         raise ModelError(
             f"entailment = hf needs an NLI classifier, not {settings.entailment_model!r}",
             hint="set entailment_model to a local model directory or a Hugging Face id",
@@ -148,9 +148,9 @@ def _hf_entail(settings: Settings) -> EntailmentScorer:
 
 @ENTAILERS.register("onnx")
 def _onnx_entail(settings: Settings) -> EntailmentScorer:
-    from gechat.models.entail.onnx import ONNXEntailment
+    from gechat.models.entail.onnx import ONNXEntailment, resolve_nli_dir
 
-    return ONNXEntailment(settings.entailment_model, batch_size=settings.entailment_batch).load()
+    return ONNXEntailment(resolve_nli_dir(settings.entailment_model), batch_size=settings.entailment_batch).load()
 
 
 @ENTAILERS.register("fake")

@@ -3,6 +3,8 @@
 The directory holds what ``training/export_onnx.py`` writes: model.int8.onnx (or
 model.onnx), tokenizer.json, labels.json (id2label) and manifest.json with each file's
 sha256, which is checked on load so a damaged or swapped file is refused, not trusted.
+An optional calibration.json (``training/calibrate_nli.py``) holds the verdict thresholds
+chosen on a dev split; it is checked like the rest when the manifest lists it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,20 @@ from gechat.models.entail.labels import LabelMap, load_labels
 from gechat.models.manager import sha256_file
 from gechat.models.onnx_common import OnnxModel, open_model, sorted_batches
 
+PACKAGED_NLI = "gechat-nli-minilm"
+PACKAGED_NLI_DIR = Path(__file__).resolve().parents[1] / "data" / "nli-minilm"
+
+
+def resolve_nli_dir(name: str | None) -> Path:
+    """The packaged cross-encoder by name (or by default), else a directory export_onnx.py wrote."""
+    if name is None or name == PACKAGED_NLI:
+        return PACKAGED_NLI_DIR
+    path = Path(name).expanduser()
+    if not path.is_dir():
+        raise ModelError(f"entailment model {name!r} is neither {PACKAGED_NLI!r} nor a directory",
+                         hint="use the packaged model, or a directory written by training/export_onnx.py")
+    return path
+
 
 class ONNXEntailment:
     name = "onnx"
@@ -33,6 +49,7 @@ class ONNXEntailment:
         self.labels: LabelMap | None = None
         self._lock = threading.Lock()
         self.pairs_scored = 0
+        self.calibration: dict[str, float] = {}
 
     def _verify(self) -> None:
         try:
@@ -40,8 +57,12 @@ class ONNXEntailment:
         except (OSError, ValueError) as e:
             raise ModelError(f"{self.dir}: no readable manifest.json ({e})",
                              hint="export the model with training/export_onnx.py") from None
-        for name in (self.file.name, "tokenizer.json", "labels.json"):
-            want = manifest.get("files", {}).get(name, {}).get("sha256")
+        listed = manifest.get("files", {})
+        required = [self.file.name, "tokenizer.json", "labels.json"]
+        if "calibration.json" in listed or (self.dir / "calibration.json").exists():
+            required.append("calibration.json")  # thresholds decide verdicts: trusted only when pinned
+        for name in required:
+            want = listed.get(name, {}).get("sha256")
             path = self.dir / name
             if not path.is_file():
                 raise ModelError(f"{path} is missing", hint="re-export or reinstall the model")
@@ -55,19 +76,23 @@ class ONNXEntailment:
                 return self
             self._verify()
             self.labels = load_labels(self.dir / "labels.json")
+            calib = self.dir / "calibration.json"
+            if calib.is_file():
+                self.calibration = {k: float(v) for k, v in json.loads(calib.read_text())["thresholds"].items()}
             self._model = open_model(self.file, self.dir / "tokenizer.json", threads=self.threads,
                                      max_tokens=self.max_tokens)
         return self
 
     def score(self, premises: Sequence[str], hypothesis: str) -> npt.NDArray[np.float32]:
+        return self.score_pairs([(p, hypothesis) for p in premises])
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float32]:
+        """[contradiction, neutral, entailment] per (premise, hypothesis), in input order."""
         self.load()
-        assert self.labels is not None
-        if not premises:
-            return np.zeros((0, 3), dtype=np.float32)
-        assert self._model is not None
-        out = np.empty((len(premises), 3), dtype=np.float32)
-        for idx in sorted_batches(premises, self.batch_size):
-            logits, _ = self._model.run(self._model.tokenizer.encode_batch([(premises[i], hypothesis) for i in idx]))
+        assert self.labels is not None and self._model is not None
+        out = np.zeros((len(pairs), 3), dtype=np.float32)
+        for idx in sorted_batches([p + h for p, h in pairs], self.batch_size):
+            logits, _ = self._model.run(self._model.tokenizer.encode_batch([pairs[i] for i in idx]))
             out[idx] = self.labels.logits_to_probs(logits)
-        self.pairs_scored += len(premises)
+        self.pairs_scored += len(pairs)
         return out

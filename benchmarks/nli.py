@@ -1,0 +1,237 @@
+"""How good and how fast is the grounding model? Held-out NLI accuracy, claim-support balanced
+accuracy on HaluEval-QA and ExpertQA, and the same pairs scored by the LLM scorer.
+
+    python benchmarks/nli.py [--model DIR] [--fp32-from DIR] [--llm-subset 100] [--no-llm]
+
+Cross-encoder: the packaged int8 model (or --model DIR), every pair of every set. Binary
+decisions use the "supported" threshold calibrated on the dev split (calibration.json);
+AUROC is reported beside it because it needs no threshold. --fp32-from DIR also scores
+the fp32 export in DIR on the same sets, to show what int8 costs.
+LLM scorer (1.5B and 0.5B Qwen GGUF): a fixed subset (the first --llm-subset rows of each
+set; 1-7 s a pair on 2 cores, the long ExpertQA passages costing most), threshold 0.5, and the cross-encoder on that same
+subset for a like-for-like row. Writes benchmarks/results/nli.{md,json}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from training.nli_data import NOT_ENTAILMENT, evaluation_sets
+
+from common import write
+from gechat.eval.metrics import accuracy, auroc, balanced_accuracy
+from gechat.models import ENTAILERS
+from gechat.models.entail.base import ENTAILMENT
+from gechat.models.entail.onnx import PACKAGED_NLI_DIR, ONNXEntailment
+from gechat.settings import Settings
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+Probs = npt.NDArray[np.float32]
+PairScorer = Callable[[Sequence[tuple[str, str]]], Probs]
+
+
+def halueval_pairs(limit: int | None = None) -> list[tuple[str, str, bool]]:
+    """(knowledge, claim, supported): the right and the hallucinated answer of each row, phrased
+    with one fixed template chosen before any scoring."""
+    out: list[tuple[str, str, bool]] = []
+    with (DATA / "halueval" / "dataset_halueval_qa.jsonl").open() as f:
+        for i, line in enumerate(f):
+            if limit is not None and i >= limit:
+                break
+            row = json.loads(line)
+            for key, ok in (("right_answer", True), ("hallucinated_answer", False)):
+                claim = f'The answer to the question "{row["question"].strip()}" is: {row[key].strip()}'
+                out.append((row["knowledge"], claim, ok))
+    return out
+
+
+def expertqa_pairs(limit: int | None = None) -> list[tuple[str, str, bool]]:
+    """(cited evidence, claim, supported): support "Complete" is supported; "Incomplete",
+    "Partial" and "Missing" are not; "N/A" and claims citing nothing are left out."""
+    out: list[tuple[str, str, bool]] = []
+    with (DATA / "expertqa" / "rand_test.jsonl").open() as f:
+        for line in f:
+            for answer in json.loads(line)["answers"].values():
+                for c in answer["claims"]:
+                    if c.get("support") in (None, "N/A") or not c.get("evidence"):
+                        continue
+                    # each passage starts "[n] URL"; some are nothing else
+                    evidence = " ".join(re.sub(r"^\s*\[\d+\]\s*\S+", "", e).strip() for e in c["evidence"]).strip()
+                    if not evidence:
+                        continue
+                    claim = re.sub(r"\s*\[\d+\]", "", c["claim_string"]).strip()
+                    out.append((evidence, claim, c["support"] == "Complete"))
+    return out[:limit] if limit is not None else out
+
+
+def windows(text: str, size: int = 3, max_words: int = 90) -> list[str]:
+    """Overlapping runs of `size` sentences: the model was trained on 128 tokens, and a long
+    passage is scored as its best-supporting window, as the evidence step does."""
+    if len(text.split()) <= max_words:
+        return [text]
+    sents = [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+    return [" ".join(sents[i : i + size]) for i in range(0, max(1, len(sents) - size + 1))]
+
+
+def score_windowed(score: PairScorer, pairs: Sequence[tuple[str, str]]) -> Probs:
+    """Scores each pair as the window with the highest P(entailment)."""
+    flat: list[tuple[str, str]] = []
+    owner: list[int] = []
+    for i, (premise, hyp) in enumerate(pairs):
+        for w in windows(premise):
+            flat.append((w, hyp))
+            owner.append(i)
+    probs = score(flat)
+    out = np.zeros((len(pairs), 3), dtype=np.float32)
+    best = np.full(len(pairs), -1.0)
+    for row, i in enumerate(owner):
+        if probs[row, ENTAILMENT] > best[i]:
+            best[i], out[i] = probs[row, ENTAILMENT], probs[row]
+    return out
+
+
+def llm_pair_scorer(model: str) -> PairScorer:
+    scorer = ENTAILERS.create("llm", Settings.load("default", entailment="llm", entailment_model=model))
+
+    def score(pairs: Sequence[tuple[str, str]]) -> Probs:
+        return np.stack([scorer.score([p], h)[0] for p, h in pairs]) if pairs else np.zeros((0, 3), np.float32)
+
+    return score
+
+
+def evaluate(score: PairScorer, sets: dict[str, list], threshold: float, *, windowed_long: bool) -> dict[str, float]:
+    """Every metric of one scorer on the given sets (3-way NLI sets and binary claim sets)."""
+    r: dict[str, float] = {}
+    for name, rows in sets.items():
+        if not rows:
+            continue
+        if name in ("halueval_qa", "expertqa"):
+            pairs = [(p, h) for p, h, _ in rows]
+            gold = np.array([ok for _, _, ok in rows])
+            probs = score_windowed(score, pairs) if windowed_long else score(pairs)
+            r[f"{name}_balanced_accuracy"] = balanced_accuracy(probs[:, ENTAILMENT] >= threshold, gold)
+            r[f"{name}_auroc"] = auroc(probs[:, ENTAILMENT], gold)
+            continue
+        probs = score([(p.premise, p.hypothesis) for p in rows])
+        labels = np.array([p.label for p in rows])
+        if (labels == NOT_ENTAILMENT).any():  # two-way set: entailment vs the rest
+            pred = probs.argmax(1) == ENTAILMENT
+            r[f"{name}_accuracy"] = accuracy(pred.astype(int), (labels == ENTAILMENT).astype(int))
+        else:
+            r[f"{name}_accuracy"] = accuracy(probs.argmax(1), labels)
+    return {k: round(v, 4) for k, v in r.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", type=Path, default=PACKAGED_NLI_DIR)
+    ap.add_argument("--fp32-from", type=Path, default=None, help="a directory holding model.onnx (fp32)")
+    ap.add_argument("--llm-subset", type=int, default=40, help="rows per set scored by the LLM scorers")
+    ap.add_argument("--llm", default="qwen2.5-coder-1.5b,qwen2.5-coder-0.5b")
+    ap.add_argument("--no-llm", action="store_true")
+    args = ap.parse_args()
+
+    ev = evaluation_sets()
+    sets: dict[str, list] = {
+        "mnli_mismatched": ev["mnli_mismatched_gold"],
+        "anli_test": ev["anli_r1_test"] + ev["anli_r2_test"] + ev["anli_r3_test"],
+        "anli_r1_test": ev["anli_r1_test"], "anli_r2_test": ev["anli_r2_test"], "anli_r3_test": ev["anli_r3_test"],
+        "scitail_test": ev["scitail_test"], "sick_test": ev["sick_test"],
+        "halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs(),
+    }
+    counts = {k: len(v) for k, v in sets.items()}
+    model = ONNXEntailment(args.model).load()
+    threshold = model.calibration.get("supported", 0.5)
+    flat: dict[str, float] = {}
+    t0 = time.perf_counter()
+    flat.update(evaluate(model.score_pairs, sets, threshold, windowed_long=True))
+    seconds = time.perf_counter() - t0
+    print(json.dumps(flat), flush=True)  # the cross-encoder's figures, before the slow LLM part
+
+    # throughput: batched, MNLI-mm pairs, after the run above warmed the session
+    probe = [(p.premise, p.hypothesis) for p in sets["mnli_mismatched"][:2000]]
+    t = time.perf_counter()
+    model.score_pairs(probe)
+    flat["pairs_per_second"] = round(len(probe) / (time.perf_counter() - t), 1)
+    flat["model_megabytes"] = round(sum(f.stat().st_size for f in args.model.iterdir() if f.is_file()) / 2**20, 1)
+
+    if args.fp32_from is not None:
+        fp32 = ONNXEntailment(args.fp32_from, quantized=False).load()
+        for k, v in evaluate(fp32.score_pairs, sets, threshold, windowed_long=True).items():
+            flat[f"fp32_{k}"] = v
+
+    subset = {k: v[: args.llm_subset] for k, v in sets.items()
+              if k in ("mnli_mismatched", "anli_test", "halueval_qa", "expertqa")}
+    subset["anli_test"] = [p for r in ("anli_r1_test", "anli_r2_test", "anli_r3_test")
+                           for p in sets[r][: args.llm_subset // 3]]
+    for k, v in evaluate(model.score_pairs, subset, threshold, windowed_long=True).items():
+        flat[f"subset_{k}"] = v
+    llm_seconds: dict[str, float] = {}
+    if not args.no_llm:
+        for name in args.llm.split(","):
+            tag = "llm_" + name.split("-")[-1].replace(".", "_")  # llm_1_5b, llm_0_5b
+            print(f"LLM scorer {name} on the subset...", flush=True)
+            t = time.perf_counter()
+            for k, v in evaluate(llm_pair_scorer(name), subset, 0.5, windowed_long=False).items():
+                flat[f"{tag}_{k}"] = v
+            llm_seconds[tag] = round(time.perf_counter() - t, 1)
+
+    meta = {"model": f"{args.model.name}/{model.file.name} (gechat cross-encoder from all-MiniLM-L6-v2)",
+            "threshold_supported": threshold, "pairs": counts, "llm_subset_rows": args.llm_subset,
+            "cross_encoder_seconds_all_sets": round(seconds, 1), "llm_seconds": llm_seconds,
+            "threads": model.threads, "batch_size": model.batch_size}
+    write("nli", flat, markdown(flat, counts, args.llm_subset, threshold), meta)
+    print(json.dumps(flat, indent=1))
+
+
+def markdown(flat: dict[str, float], counts: dict[str, int], subset: int, threshold: float) -> str:
+    def g(key: str) -> str:
+        return f"{flat[key]:.3f}" if key in flat else "-"
+
+    rows = [("MNLI dev-mismatched (gold), 3-way acc", "mnli_mismatched_accuracy"),
+            ("ANLI r1-r3 test, 3-way acc", "anli_test_accuracy"),
+            ("ANLI r1 / r2 / r3", None),
+            ("SciTail test, entail vs not, acc", "scitail_test_accuracy"),
+            ("SICK test, 3-way acc", "sick_test_accuracy"),
+            ("HaluEval-QA, balanced acc", "halueval_qa_balanced_accuracy"),
+            ("HaluEval-QA, AUROC", "halueval_qa_auroc"),
+            ("ExpertQA claims, balanced acc", "expertqa_balanced_accuracy"),
+            ("ExpertQA claims, AUROC", "expertqa_auroc")]
+    body = "## Cross-encoder, every pair\n\n| set | pairs | int8 (shipped) | fp32 |\n|---|---|---|---|\n"
+    for label, key in rows:
+        if key is None:
+            body += f"| {label} | | {g('anli_r1_test_accuracy')} / {g('anli_r2_test_accuracy')} / " \
+                    f"{g('anli_r3_test_accuracy')} | |\n"
+            continue
+        n = counts.get(key.rsplit("_", 2)[0] if "balanced" in key else key.rsplit("_", 1)[0], "")
+        body += f"| {label} | {n} | {g(key)} | {g('fp32_' + key)} |\n"
+    body += (f"\nBinary decisions: P(entailment) >= {threshold} (the calibrated \"supported\" threshold). "
+             f"Throughput: {flat['pairs_per_second']} pairs/s batched on MNLI pairs; model files "
+             f"{flat['model_megabytes']} MB.\n")
+    body += (f"\n## Same pairs, LLM scorer vs cross-encoder (first {subset} rows of each set; ANLI: "
+             f"{subset // 3} per round)\n\n| metric | cross-encoder | LLM 1.5B | LLM 0.5B |\n|---|---|---|---|\n")
+    for label, key in [("MNLI-mm 3-way acc", "mnli_mismatched_accuracy"), ("ANLI 3-way acc", "anli_test_accuracy"),
+                       ("HaluEval-QA balanced acc", "halueval_qa_balanced_accuracy"),
+                       ("HaluEval-QA AUROC", "halueval_qa_auroc"),
+                       ("ExpertQA balanced acc", "expertqa_balanced_accuracy"), ("ExpertQA AUROC", "expertqa_auroc")]:
+        body += f"| {label} | {g('subset_' + key)} | {g('llm_1_5b_' + key)} | {g('llm_0_5b_' + key)} |\n"
+    body += ("\nThe LLM scorer reads P(yes/no/unknown) for \"does the passage support the claim?\"; "
+             "binary decisions at 0.5, long ExpertQA passages given whole (up to 384 tokens). The cross-encoder "
+             "scores long passages as their best 3-sentence window.\n")
+    return body
+
+
+if __name__ == "__main__":
+    main()
