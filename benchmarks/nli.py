@@ -8,8 +8,8 @@ decisions use the "supported" threshold calibrated on the dev split (calibration
 AUROC is reported beside it because it needs no threshold. --fp32-from DIR also scores
 the fp32 export in DIR on the same sets, to show what int8 costs.
 LLM scorer (1.5B and 0.5B Qwen GGUF): a fixed subset (the first --llm-subset rows of each
-set; 1-7 s a pair on 2 cores, the long ExpertQA passages costing most), threshold 0.5, and the cross-encoder on that same
-subset for a like-for-like row. Writes benchmarks/results/nli.{md,json}.
+set; 1-7 s a pair on 2 cores, the long ExpertQA passages costing most), threshold 0.5,
+and the cross-encoder on that same subset for a like-for-like row. Writes benchmarks/results/nli.{md,json}.
 """
 
 from __future__ import annotations
