@@ -59,8 +59,9 @@ def test_export_to_onnx_matches_torch_and_is_verified(tmp_path: Path) -> None:
     assert abs(got - ref).max() < 1e-4  # same rows in the same order, despite length-sorted batches
     assert ONNXEntailment(out).score(premises, "An animal sleeps.").shape == (3, 3)
     pairs = [(p, "An animal sleeps.") for p in premises] + [("Paris is in France.", "Paris is in Spain.")]
-    one_hypothesis = ONNXEntailment(out).score(premises, pairs[0][1])
-    assert abs(ONNXEntailment(out).score_pairs(pairs)[:3] - one_hypothesis).max() < 1e-6
+    # fp32: exact; int8 quantises each batch's activations with one scale, so batch-mates matter
+    one_hypothesis = ONNXEntailment(out, quantized=False).score(premises, pairs[0][1])
+    assert abs(ONNXEntailment(out, quantized=False).score_pairs(pairs)[:3] - one_hypothesis).max() < 1e-5
     bad = tmp_path / "bad"
     shutil.copytree(out, bad)
     (bad / "labels.json").write_text('{"id2label": {"0": "entailment", "1": "neutral", "2": "contradiction"}}')
