@@ -31,13 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from training.nli_data import NOT_ENTAILMENT, evaluation_sets
 
 from common import write
+from gechat.eval.datasets import DATA
 from gechat.eval.metrics import accuracy, auroc, balanced_accuracy
 from gechat.models import ENTAILERS
 from gechat.models.entail.base import ENTAILMENT
 from gechat.models.entail.onnx import PACKAGED_NLI_DIR, ONNXEntailment
 from gechat.settings import Settings
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 Probs = npt.NDArray[np.float32]
 PairScorer = Callable[[Sequence[tuple[str, str]]], Probs]
 

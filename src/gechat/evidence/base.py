@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
+from gechat.models.embed_base import Embedder
 from gechat.types import Chunk, Claim, Evidence, Sentence
 
 
@@ -25,6 +26,18 @@ class EvidencePool(BaseModel):
     chunks: dict[int, Chunk]
     titles: dict[int, str]
     vectors: npt.NDArray[np.float32] | None = None  # one row per sentence, if known
+
+    def nearest(self, texts: list[str], embedder: Embedder, k: int) -> list[list[Sentence]]:
+        """For each text, the ``k`` sentences closest by embedding cosine, in document order.
+        The stored sentence vectors are used when the pool has them."""
+        sents = self.sentences
+        if not sents or not texts:
+            return [[] for _ in texts]
+        vecs = self.vectors
+        if vecs is None or len(vecs) != len(sents):
+            vecs = embedder.embed([s.text for s in sents])
+        sims = embedder.embed(texts) @ vecs.T
+        return [[sents[i] for i in np.sort(np.argsort(-row)[:k])] for row in sims]
 
     def span_text(self, first: Sentence, last: Sentence) -> str:
         """Verbatim text from ``first`` to ``last`` (same chunk), gaps included."""

@@ -99,13 +99,7 @@ class ReflectionSelector(_LLMSelector):
         self.embedder = embedder
 
     def candidates(self, claims: list[ClaimInput], pool: EvidencePool) -> list[list[Sentence]]:
-        sents = pool.sentences
-        if not sents or not claims:
-            return [[] for _ in claims]
-        vecs = pool.vectors if pool.vectors is not None and len(pool.vectors) == len(sents) else \
-            self.embedder.embed([s.text for s in sents])
-        sims = self.embedder.embed([c.text for c in claims]) @ vecs.T
-        return [[sents[i] for i in np.sort(np.argsort(-row)[: self.k])] for row in sims]
+        return pool.nearest([c.text for c in claims], self.embedder, self.k)
 
     def messages(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool) -> list[Message]:
         listed = "\n".join(PROMPTS["reflect_item"].format(text=s.text) for s in cands)

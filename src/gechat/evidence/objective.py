@@ -51,16 +51,7 @@ class ObjectiveSelector:
         sents = pool.sentences
         if len(sents) <= self.max_candidates or self.embedder is None or not claims:
             return [sents for _ in claims]
-        vecs = pool.vectors
-        if vecs is None or len(vecs) != len(sents):
-            vecs = self.embedder.embed([s.text for s in sents])
-        q = self.embedder.embed([c.text for c in claims])
-        sims = q @ vecs.T
-        out = []
-        for row in sims:
-            keep = np.sort(np.argsort(-row)[: self.max_candidates])  # document order
-            out.append([sents[i] for i in keep])
-        return out
+        return pool.nearest([c.text for c in claims], self.embedder, self.max_candidates)
 
     def _one(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool) -> Claim:
         if not cands:
