@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from training.nli_data import NOT_ENTAILMENT, evaluation_sets
 
 from common import write
+from gechat.answer.claims import split_text
+from gechat.eval.bench import as_claim
 from gechat.eval.datasets import DATA
 from gechat.eval.metrics import accuracy, auroc, balanced_accuracy
 from gechat.models import ENTAILERS
@@ -52,8 +54,7 @@ def halueval_pairs(limit: int | None = None) -> list[tuple[str, str, bool]]:
                 break
             row = json.loads(line)
             for key, ok in (("right_answer", True), ("hallucinated_answer", False)):
-                claim = f'The answer to the question "{row["question"].strip()}" is: {row[key].strip()}'
-                out.append((row["knowledge"], claim, ok))
+                out.append((row["knowledge"], as_claim(row["question"], row[key]), ok))
     return out
 
 
@@ -81,7 +82,7 @@ def windows(text: str, size: int = 3, max_words: int = 90) -> list[str]:
     passage is scored as its best-supporting window, as the evidence step does."""
     if len(text.split()) <= max_words:
         return [text]
-    sents = [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+    sents = split_text(text)
     return [" ".join(sents[i : i + size]) for i in range(0, max(1, len(sents) - size + 1))]
 
 
@@ -131,6 +132,9 @@ def evaluate(score: PairScorer, sets: dict[str, list], threshold: float, *, wind
             r[f"{name}_accuracy"] = accuracy(pred.astype(int), (labels == ENTAILMENT).astype(int))
         else:
             r[f"{name}_accuracy"] = accuracy(probs.argmax(1), labels)
+            sources = np.array([p.source for p in rows])
+            for src in sorted(set(sources)) if len(set(sources)) > 1 else []:  # ANLI: each round too
+                r[f"{src}_accuracy"] = accuracy(probs.argmax(1)[sources == src], labels[sources == src])
     return {k: round(v, 4) for k, v in r.items()}
 
 
@@ -141,13 +145,15 @@ def main() -> None:
     ap.add_argument("--llm-subset", type=int, default=40, help="rows per set scored by the LLM scorers")
     ap.add_argument("--llm", default="qwen2.5-coder-1.5b,qwen2.5-coder-0.5b")
     ap.add_argument("--no-llm", action="store_true")
+    ap.add_argument("--llm-from", type=Path, default=None,
+                    help="copy the LLM scorers' rows from an earlier nli.json (they do not depend on our "
+                         "model; the subset is the same) instead of re-running them")
     args = ap.parse_args()
 
     ev = evaluation_sets()
     sets: dict[str, list] = {
         "mnli_mismatched": ev["mnli_mismatched_gold"],
         "anli_test": ev["anli_r1_test"] + ev["anli_r2_test"] + ev["anli_r3_test"],
-        "anli_r1_test": ev["anli_r1_test"], "anli_r2_test": ev["anli_r2_test"], "anli_r3_test": ev["anli_r3_test"],
         "scitail_test": ev["scitail_test"], "sick_test": ev["sick_test"],
         "halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs(),
     }
@@ -175,11 +181,19 @@ def main() -> None:
     subset = {k: v[: args.llm_subset] for k, v in sets.items()
               if k in ("mnli_mismatched", "anli_test", "halueval_qa", "expertqa")}
     subset["anli_test"] = [p for r in ("anli_r1_test", "anli_r2_test", "anli_r3_test")
-                           for p in sets[r][: args.llm_subset // 3]]
+                           for p in ev[r][: args.llm_subset // 3]]
     for k, v in evaluate(model.score_pairs, subset, threshold, windowed_long=True).items():
         flat[f"subset_{k}"] = v
     llm_seconds: dict[str, float] = {}
-    if not args.no_llm:
+    llm_source = "run here"
+    if args.llm_from is not None:
+        old = json.loads(args.llm_from.read_text())
+        if old["meta"].get("llm_subset_rows") != args.llm_subset:
+            sys.exit(f"{args.llm_from} scored a different LLM subset")
+        flat.update({k: v for k, v in old.items() if k.startswith("llm_")})
+        llm_seconds = old["meta"].get("llm_seconds", {})
+        llm_source = f"copied from the run of {old['meta']['date']} ({old['meta'].get('llm_rows', 'run there')})"
+    elif not args.no_llm:
         for name in args.llm.split(","):
             tag = "llm_" + name.split("-")[-1].replace(".", "_")  # llm_1_5b, llm_0_5b
             print(f"LLM scorer {name} on the subset...", flush=True)
@@ -191,6 +205,7 @@ def main() -> None:
     meta = {"model": f"{args.model.name}/{model.file.name} (gechat cross-encoder from all-MiniLM-L6-v2)",
             "threshold_supported": threshold, "pairs": counts, "llm_subset_rows": args.llm_subset,
             "cross_encoder_seconds_all_sets": round(seconds, 1), "llm_seconds": llm_seconds,
+            "llm_rows": llm_source,
             "threads": model.threads, "batch_size": model.batch_size}
     write("nli", flat, markdown(flat, counts, args.llm_subset, threshold), meta)
     print(json.dumps(flat, indent=1))

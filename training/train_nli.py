@@ -32,6 +32,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from training.claim_pairs import claim_pairs
 from training.nli_data import LABELS, NOT_ENTAILMENT, Pair, training_mix
 
 
@@ -111,6 +112,10 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=58.0, help="stop cleanly after this long, whatever --steps says")
     ap.add_argument("--dev-size", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", type=Path, default=None,
+                    help="continue from this checkpoint (head included) instead of the packaged encoder")
+    ap.add_argument("--claims", type=int, default=0,
+                    help="add the claim-style pairs of training/claim_pairs.py, repeated this many times")
     args = ap.parse_args()
 
     random.seed(args.seed)
@@ -120,10 +125,14 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     train, dev = training_mix(seed=args.seed, max_per_source=args.max_per_source)
+    if args.claims:
+        train += claim_pairs(args.seed) * args.claims
+        random.Random(args.seed).shuffle(train)
     dev = random.Random(args.seed).sample(dev, min(args.dev_size, len(dev)))
-    tok = AutoTokenizer.from_pretrained(base_model_path())
+    start = str(args.init) if args.init else base_model_path()
+    tok = AutoTokenizer.from_pretrained(start)
     model = AutoModelForSequenceClassification.from_pretrained(
-        base_model_path(), num_labels=3, id2label=dict(enumerate(LABELS)),
+        start, num_labels=3, id2label=dict(enumerate(LABELS)),
         label2id={name: i for i, name in enumerate(LABELS)})
     steps_total = args.steps or math.ceil(len(train) * args.epochs / args.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
@@ -131,6 +140,7 @@ def main() -> None:
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warmup, max(0.0, (steps_total - s) / max(1, steps_total - warmup))))
     config = {**{k: str(v) for k, v in vars(args).items()}, "base_model": "sentence-transformers/all-MiniLM-L6-v2",
+              "init": str(args.init) if args.init else "packaged encoder, new head",
               "train_pairs": len(train), "dev_pairs": len(dev), "steps_planned": steps_total,
               "train_sources": dict(Counter(p.source for p in train)),
               "train_labels": {LABELS[k] if k >= 0 else "not_entailment": v

@@ -67,14 +67,21 @@ class Settings(BaseSettings):
     # evidence (GE-Chat objective F(s) = alpha * P_entail - beta * len_norm(s))
     evidence: str = "nli-objective"  # or reflection (EvidenceChat), quote (the papers' baseline)
     reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
-    alpha: float = 0.5
-    beta: float = 0.5
+    # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
+    # tuning questions (benchmarks/results/evidence_calibration.md)
+    alpha: float = 1.0
+    beta: float = 0.1
     len_norm: str = "words"
     len_ref_words: int = 60
     # candidates per claim, pre-ranked by cosine; None: the scorer's own default (60 for the
     # cross-encoder, which scores hundreds of pairs a second; 3 for the LLM scorer, ~1 a second)
     evidence_max_candidates: int | None = None
-    pair_top: int = 3
+    # multi-sentence evidence: sets of up to set_max sentences from the set_top strongest
+    # candidates; set_gain None: only when no single sentence passes, else a set replaces a
+    # passing single when it entails at least this much more
+    set_top: int = 8
+    set_max: int = 2
+    set_gain: float | None = 0.05
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

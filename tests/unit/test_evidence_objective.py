@@ -44,7 +44,7 @@ def pool() -> EvidencePool:
 
 def selector(scorer: Scripted, **kw: object) -> ObjectiveSelector:
     args = dict(alpha=0.5, beta=0.5, len_norm="words", len_ref_words=60, max_candidates=60,
-                pair_top=3, supported=0.5, contradicted=0.6)
+                set_top=3, supported=0.5, contradicted=0.6)
     args.update(kw)
     return ObjectiveSelector(scorer, None, **args)  # type: ignore[arg-type]
 
@@ -140,3 +140,38 @@ def test_bridge_pair_from_two_places_when_neither_sentence_entails() -> None:
     assert [e.text for e in claim.evidence] == [p.sentences[0].text, p.sentences[2].text]
     assert all(TEXT[e.start:e.end] == e.text for e in claim.evidence)
     assert claim.evidence[0].p_entail == pytest.approx(0.85)
+
+
+def test_three_sentence_set_when_no_pair_entails() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    three = f"{TEXT[0:27]} {s[3]}"  # sentences 1-2 are one span, then sentence 4
+    scorer = Scripted({s[0]: (0.3, 0.0), s[1]: (0.2, 0.0), s[3]: (0.25, 0.0), TEXT[0:27]: (0.4, 0.0),
+                       three: (0.9, 0.0)})  # the pair of 1-2 entails more than any single: grow
+    (claim,) = selector(scorer, set_max=3).select([ClaimInput(text="Alpha, big and red, is Gamma.",
+                                                              source="answer")], p)
+    assert claim.verdict == "supported"
+    assert [e.text for e in claim.evidence] == [TEXT[0:27], s[3]]
+    assert claim.evidence[0].p_entail == pytest.approx(0.9)
+    (capped,) = selector(scorer, set_max=2).select([ClaimInput(text="Alpha, big and red, is Gamma.",
+                                                               source="answer")], p)
+    assert capped.verdict == "unsupported"
+
+
+def test_set_gain_lets_a_set_replace_a_passing_single() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    joint = f"{s[0]} {s[2]}"
+    scorer = Scripted({s[0]: (0.6, 0.0), s[2]: (0.3, 0.0), joint: (0.95, 0.0)})
+    claims = [ClaimInput(text="The red Alpha is as old as Beta.", source="answer")]
+    assert [e.text for e in selector(scorer).select(claims, p)[0].evidence] == [s[0]]
+    assert [e.text for e in selector(scorer, set_gain=0.2).select(claims, p)[0].evidence] == [s[0], s[2]]
+    assert [e.text for e in selector(scorer, set_gain=0.4).select(claims, p)[0].evidence] == [s[0]]
+
+
+def test_sets_stop_growing_when_bigger_sets_entail_no_more() -> None:
+    p = pool()
+    scorer = Scripted({x.text: (0.3, 0.0) for x in p.sentences})  # every set scores the default 0.05
+    (claim,) = selector(scorer, set_max=4).select([ClaimInput(text="Nothing here.", source="answer")], p)
+    assert claim.verdict == "unsupported"
+    assert scorer.calls <= 4 + 6  # singles, then the pairs of one level only

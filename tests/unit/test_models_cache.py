@@ -171,3 +171,15 @@ def test_fake_llm_json_schema_and_stream() -> None:
     text = FakeLLM().complete(MSG).text
     assert "".join(FakeLLM().stream(MSG)) == text
     assert "".join(FakeLLM(["x\nyz. stop here"]).stream(MSG, stop=[" stop"])) == "x\nyz."
+
+
+def test_cold_cost_replays_the_original_call_on_a_hit(tmp_path: Path) -> None:
+    db = tmp_path / "llm.sqlite"
+    first = CachedLLM(FakeLLM(), db)
+    a = first.complete(MSG, max_tokens=50)
+    assert first.cold["tokens"] == a.prompt_tokens + a.completion_tokens > 0
+    first.close()
+    warm = CachedLLM(FakeLLM(), db)
+    warm.complete(MSG, max_tokens=50)
+    assert warm.cold["tokens"] == a.prompt_tokens + a.completion_tokens  # as if the cache were cold
+    assert sum(s.prompt_tokens + s.completion_tokens for s in warm.usage.stages.values()) == 0

@@ -9,6 +9,7 @@ same claims and the same retrieved sentences (the answer is generated once: the 
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from collections import Counter
@@ -25,13 +26,39 @@ from gechat.eval.datasets import FinanceItem, QAItem
 from gechat.eval.evidence import evidence_scores, page_hit, prf, token_recall
 from gechat.eval.metrics import balanced_accuracy
 from gechat.eval.qa import answer_f1, exact_match
-from gechat.evidence import SELECTORS, ClaimInput, EvidenceSelector
+from gechat.evidence import SELECTORS, ClaimInput, EvidencePool, EvidenceSelector
 from gechat.models.llm.cache import CachedLLM
 from gechat.pipeline import Workspace
 from gechat.settings import Settings
 from gechat.types import Claim, Sentence
 
 SELECTOR_KEYS = {"nli-objective": "nli", "reflection": "reflection", "quote": "quote"}
+
+_CHOICE = re.compile(r"(?:,|:)\s*(.+?)\s+or\s+(.+?)\?\s*$")
+
+
+def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.Random | None = None) -> list[str]:
+    """A wrong answer per question, as hard as the data allows: the other option of an "A or
+    B?" question, the opposite of yes / no, else another question's answer (the next different
+    one, or a random one with ``rng``). A claim with it must not come out supported."""
+    out = []
+    for i, (q, a) in enumerate(zip(questions, answers, strict=True)):
+        key = a.strip().lower()
+        if key in ("yes", "no"):
+            out.append("no" if key == "yes" else "yes")
+            continue
+        m = _CHOICE.search(q)
+        if m and key in (m[1].strip().lower(), m[2].strip().lower()):
+            out.append(m[2].strip() if key == m[1].strip().lower() else m[1].strip())
+            continue
+        choices = [b for b in answers if b.strip().lower() not in (key, "yes", "no")]
+        if rng is not None:
+            out.append(rng.choice(choices))
+            continue
+        later = [b for b in [*answers[i + 1 :], *answers[:i]] if b.strip().lower() not in (key, "yes", "no")]
+        out.append(later[0] if later else a)
+    return out
+
 
 def as_claim(question: str, answer: str) -> str:
     """The gold answer phrased as a claim (the same template as benchmarks/nli.py)."""
@@ -54,6 +81,8 @@ class Result:
     verdicts: list[tuple[bool, bool]] = field(default_factory=list)  # (gold supported, predicted supported)
     quotes: int = 0
     fabricated: int = 0
+    shown: int = 0  # evidence spans shown to the reader
+    not_verbatim: int = 0  # of those, spans whose text is not the source's text at their offsets
     seconds: float = 0.0
     llm_tokens: int = 0
     answer_em: float | None = None
@@ -106,39 +135,45 @@ class Bench:
                     gold.add(sent.id)
         return ws, gold
 
-    def oracle_qa(self, dataset: str, item: QAItem, wrong_answer: str) -> Iterator[Result]:
+    def chosen(self, with_llm: bool) -> dict[str, EvidenceSelector]:
+        """All selectors, or only those that need no LLM (the bench caps LLM selectors)."""
+        return {n: s for n, s in self.selectors.items() if with_llm or not getattr(s, "uses_llm", False)}
+
+    def oracle_qa(self, dataset: str, item: QAItem, wrong_answer: str, *, with_llm: bool = True) -> Iterator[Result]:
         ws, gold = self.qa_workspace(item)
         _, pool = ws.whole_pool()
         claims = [ClaimInput(text=as_claim(item.question, item.answer), source="answer"),
                   ClaimInput(text=as_claim(item.question, wrong_answer), source="answer")]
-        for name, sel in self.selectors.items():
+        for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:
                 right, wrong = sel.select(claims, pool)
             r = self._sentences(Result(dataset, "oracle", name, item.id), [right], gold, item.gold_text())
+            r.shown, r.not_verbatim = _verbatim([right, wrong], pool)
             r.verdicts = [(True, right.verdict == "supported"), (False, wrong.verdict == "supported")]
             yield self._finish(r, sel, cost)
         ws.close()
 
-    def end_to_end_qa(self, dataset: str, item: QAItem) -> Iterator[Result]:
+    def end_to_end_qa(self, dataset: str, item: QAItem, *, with_llm: bool = True) -> Iterator[Result]:
         ws, gold = self.qa_workspace(item)
         hits = ws.retriever.retrieve(item.question, self.settings.top_k_chunks)
         with self._cost() as answer_cost:
             draft = ws.answerer.answer(item.question, hits)
         claims = make_claims(draft, from_thoughts=True)
         pool = ws.evidence_pool(hits)
-        for name, sel in self.selectors.items():
+        for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:
                 grounded = sel.select(claims, pool) if claims else []
             r = Result(dataset, "e2e", name, item.id, answer_em=exact_match(draft.text, item.answer),
                        answer_f1=answer_f1(draft.text, item.answer))
             r = self._sentences(r, grounded, gold, item.gold_text())
+            r.shown, r.not_verbatim = _verbatim(grounded, pool)
             cost["seconds"] += answer_cost["seconds"]
             cost["tokens"] += answer_cost["tokens"]
             yield self._finish(r, sel, cost)
         ws.close()
 
     # --- FinanceBench: questions over one long PDF; retrieval is needed even in oracle mode ---
-    def oracle_finance(self, item: FinanceItem) -> Iterator[Result]:
+    def oracle_finance(self, item: FinanceItem, *, with_llm: bool = True) -> Iterator[Result]:
         ws = self.workspace("fin-" + item.pdf.stem)
         if not ws.documents():
             ws.add([item.pdf])
@@ -146,7 +181,7 @@ class Bench:
         hits = ws.retriever.retrieve(claim.text, max(self.settings.top_k_chunks, 5))
         pool = ws.evidence_pool(hits)
         gold_text = " ".join(t for t, _ in item.evidence)
-        for name, sel in self.selectors.items():
+        for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:
                 (c,) = sel.select([claim], pool)
             r = Result("financebench", "oracle", name, item.id, gold_text=gold_text)
@@ -154,6 +189,7 @@ class Bench:
             r.page_hit = page_hit([e.page for e in c.evidence], [p for _, p in item.evidence])
             r.token_recall = token_recall(r.evidence_text, gold_text)
             r.verdicts = [(True, c.verdict == "supported")]
+            r.shown, r.not_verbatim = _verbatim([c], pool)
             yield self._finish(r, sel, cost)
         ws.close()
 
@@ -174,13 +210,17 @@ class Bench:
 
     @contextmanager
     def _cost(self) -> Iterator[Counter[str]]:
-        usage = self.llm.usage
-        before = sum(s.prompt_tokens + s.completion_tokens for s in usage.stages.values())
+        """Seconds and LLM tokens of the block as on a cold LLM cache: a cache hit counts the
+        original call's tokens and seconds, so a warm re-run reports the same cost."""
+        usage, cold = self.llm.usage, self.llm.cold
+        llm_wall = sum(s.seconds for s in usage.stages.values())
+        tokens, seconds = cold["tokens"], cold["seconds"]
         cost: Counter[str] = Counter()
         t = time.perf_counter()
         yield cost
-        cost["seconds"] += time.perf_counter() - t  # type: ignore[assignment]
-        cost["tokens"] += sum(s.prompt_tokens + s.completion_tokens for s in usage.stages.values()) - before
+        wall = time.perf_counter() - t - (sum(s.seconds for s in usage.stages.values()) - llm_wall)
+        cost["seconds"] += wall + cold["seconds"] - seconds  # type: ignore[assignment]
+        cost["tokens"] += int(cold["tokens"] - tokens)
 
     def _finish(self, r: Result, sel: EvidenceSelector, cost: Counter[str]) -> Result:
         stats: Counter[str] = Counter(getattr(sel, "stats", Counter()))  # running totals of the selector
@@ -191,45 +231,76 @@ class Bench:
         return r
 
 
+def _verbatim(claims: Sequence[Claim], pool: EvidencePool) -> tuple[int, int]:
+    """(spans shown, spans not verbatim): a span's text must be its chunk's text at its offsets,
+    sentence by sentence. Our selectors only ever return stored sentences, so this checks the
+    "no fabricated evidence" guarantee on every answer of the bench rather than trusting it."""
+    shown = bad = 0
+    for c in claims:
+        for e in c.evidence:
+            shown += 1
+            for s in e.sentences:
+                chunk = pool.chunks.get(s.chunk_id)
+                if chunk is None or chunk.text[s.start - chunk.start : s.end - chunk.start] != s.text:
+                    bad += 1
+                    break
+    return shown, bad
+
+
 def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
     """Overlap of at least half of the shorter span: splitters may cut a sentence differently."""
     inter = min(a1, b1) - max(a0, b0)
     return inter > 0 and inter >= 0.5 * min(a1 - a0, b1 - b0)
 
 
+def _group_metrics(dataset: str, mode: str, rs: Sequence[Result],
+                   embed: Callable[[Sequence[str]], npt.NDArray[np.float32]]) -> dict[str, float]:
+    m: dict[str, float] = {
+        "evidence_score": float(np.mean(evidence_scores([r.evidence_text for r in rs], [r.gold_text for r in rs],
+                                                        embed))),
+        "seconds_per_question": float(np.mean([r.seconds for r in rs])),
+        "llm_tokens_per_question": float(np.mean([r.llm_tokens for r in rs])),
+        "fabricated_rate": sum(r.fabricated for r in rs) / max(1, sum(r.quotes for r in rs)),
+        "not_verbatim_rate": sum(r.not_verbatim for r in rs) / max(1, sum(r.shown for r in rs)),
+        "questions": float(len(rs)),
+    }
+    verdicts = [v for r in rs for v in r.verdicts]
+    if verdicts:
+        m["verdict_balanced_accuracy"] = balanced_accuracy([p for _, p in verdicts], [g for g, _ in verdicts])
+    if dataset == "financebench":
+        m["page_hit"] = float(np.mean([r.page_hit or 0.0 for r in rs]))
+        m["token_recall"] = float(np.mean([r.token_recall or 0.0 for r in rs]))
+    else:
+        m |= {"precision": float(np.mean([r.precision for r in rs])),
+              "recall": float(np.mean([r.recall for r in rs])), "f1": float(np.mean([r.f1 for r in rs]))}
+    if mode == "e2e":
+        m["answer_em"] = float(np.mean([r.answer_em or 0.0 for r in rs]))
+        m["answer_f1"] = float(np.mean([r.answer_f1 or 0.0 for r in rs]))
+    return m
+
+
 def summarise(results: Sequence[Result], embed: Callable[[Sequence[str]], npt.NDArray[np.float32]]) -> dict[str, float]:
     """Flat metrics per (dataset, mode, selector): ``<dataset>_<mode>_<metric>__<selector>``; the
-    evidence score and fabricated rate over all oracle QA results also get short keys."""
+    evidence score and fabricated rate over all oracle QA results also get short keys. Where
+    the LLM selectors ran on fewer questions, every other selector is also scored on exactly
+    those (``..._<metric>_llm_subset__<selector>``), so the comparison is like for like."""
     groups: dict[tuple[str, str, str], list[Result]] = {}
     for r in results:
         groups.setdefault((r.dataset, r.mode, r.selector), []).append(r)
     flat: dict[str, float] = {}
     for (dataset, mode, selector), rs in groups.items():
         key = SELECTOR_KEYS.get(selector, selector)
-        pre = f"{dataset}_{mode}"
-        m: dict[str, float] = {
-            "evidence_score": float(np.mean(evidence_scores([r.evidence_text for r in rs], [r.gold_text for r in rs],
-                                                            embed))),
-            "seconds_per_question": float(np.mean([r.seconds for r in rs])),
-            "llm_tokens_per_question": float(np.mean([r.llm_tokens for r in rs])),
-            "fabricated_rate": sum(r.fabricated for r in rs) / max(1, sum(r.quotes for r in rs)),
-            "questions": float(len(rs)),
-        }
-        verdicts = [v for r in rs for v in r.verdicts]
-        if verdicts:
-            m["verdict_balanced_accuracy"] = balanced_accuracy([p for _, p in verdicts], [g for g, _ in verdicts])
-        if dataset == "financebench":
-            m["page_hit"] = float(np.mean([r.page_hit or 0.0 for r in rs]))
-            m["token_recall"] = float(np.mean([r.token_recall or 0.0 for r in rs]))
-        else:
-            m |= {"precision": float(np.mean([r.precision for r in rs])),
-                  "recall": float(np.mean([r.recall for r in rs])), "f1": float(np.mean([r.f1 for r in rs]))}
+        pre = f"{dataset}_{mode}" if dataset != "financebench" else dataset
+        m = _group_metrics(dataset, mode, rs, embed)
         if mode == "e2e":
-            m["answer_em"] = float(np.mean([r.answer_em or 0.0 for r in rs]))
-            m["answer_f1"] = float(np.mean([r.answer_f1 or 0.0 for r in rs]))
             flat.setdefault(f"answer_f1_{dataset}", round(m["answer_f1"], 4))
+        llm_ids = {r.question_id for (d, mo, sel), group in groups.items() if (d, mo) == (dataset, mode)
+                   and SELECTOR_KEYS.get(sel) in ("reflection", "quote") for r in group}
+        if llm_ids and len(llm_ids) < len({r.question_id for r in rs}):
+            sub = _group_metrics(dataset, mode, [r for r in rs if r.question_id in llm_ids], embed)
+            m |= {f"{name}_llm_subset": v for name, v in sub.items()}
         for name, v in m.items():
-            flat[f"{pre}_{name}__{key}" if dataset != "financebench" else f"{dataset}_{name}__{key}"] = round(v, 4)
+            flat[f"{pre}_{name}__{key}"] = round(v, 4)
     for selector, key in SELECTOR_KEYS.items():
         rs = [r for r in results if r.selector == selector and r.mode == "oracle" and r.dataset != "financebench"]
         if rs:
@@ -237,4 +308,9 @@ def summarise(results: Sequence[Result], embed: Callable[[Sequence[str]], npt.ND
                 [r.evidence_text for r in rs], [r.gold_text for r in rs], embed))), 4)
             quotes = sum(r.quotes for r in rs)
             flat[f"fabricated_rate__{key}"] = round(sum(r.fabricated for r in rs) / max(1, quotes), 4)
+        every = [r for r in results if r.selector == selector]
+        if every:
+            flat[f"evidence_spans_shown__{key}"] = sum(r.shown for r in every)
+            flat[f"not_verbatim_rate__{key}"] = round(sum(r.not_verbatim for r in every)
+                                                      / max(1, sum(r.shown for r in every)), 4)
     return flat

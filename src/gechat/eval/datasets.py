@@ -16,6 +16,9 @@ from typing import Any, Literal
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 TWOWIKI_DEV = 150  # the first 150 2Wiki questions tune; the remaining 200 are reported
+# of the tuning 150: 1-100 give claim-style training pairs to the grounding model
+# (training/claim_pairs.py), 101-150 calibrate the evidence defaults (benchmarks/calibrate_evidence.py)
+TWOWIKI_CLAIM_TRAIN = 100
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def hotpotqa(limit: int | None = None, root: Path = DATA) -> list[QAItem]:
             for r in rows[:limit]]
 
 
-def twowiki(split: Literal["dev", "test", "all"] = "test", limit: int | None = None,
+def twowiki(split: Literal["dev", "test", "all", "calibrate"] = "test", limit: int | None = None,
             root: Path = DATA) -> list[QAItem]:
     cols = json.loads((root / "2wikimultihopqa_dev" / "sampled_ds_first350.json").read_text())
     rows = sorted(cols["question"], key=int)
@@ -76,6 +79,8 @@ def twowiki(split: Literal["dev", "test", "all"] = "test", limit: int | None = N
                             [Paragraph(t, list(s)) for t, s in ctx], _facts(facts)))
     if split == "dev":
         items = items[:TWOWIKI_DEV]
+    elif split == "calibrate":
+        items = items[TWOWIKI_CLAIM_TRAIN:TWOWIKI_DEV]
     elif split == "test":
         items = items[TWOWIKI_DEV:]
     return items[:limit]

@@ -20,7 +20,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         deps["scorer"], deps.get("embedder"), alpha=settings.alpha, beta=settings.beta,
         len_norm=settings.len_norm, len_ref_words=settings.len_ref_words,
         max_candidates=candidate_count(settings, deps["scorer"]),
-        pair_top=settings.pair_top,
+        set_top=settings.set_top, set_max=settings.set_max, set_gain=settings.set_gain,
         supported=supported, contradicted=contradicted,
     )
 
@@ -55,4 +55,4 @@ def verdict_thresholds(settings: Settings, scorer: object) -> tuple[float, float
             contradicted if contradicted is not None else calibrated.get("contradicted", 0.6))
 
 
-__all__ = ["SELECTORS", "ClaimInput", "EvidencePool", "EvidenceSelector", "verdict_thresholds"]
+__all__ = ["SELECTORS", "ClaimInput", "EvidencePool", "EvidenceSelector", "candidate_count", "verdict_thresholds"]

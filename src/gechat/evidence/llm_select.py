@@ -46,6 +46,7 @@ def _strings(text: str, key: str) -> list[str] | None:
 class _LLMSelector:
     name = "llm"
     key = ""
+    uses_llm = True  # the bench caps LLM selectors to fewer questions (seconds per claim, not ms)
 
     def __init__(self, llm: LLM, scorer: EntailmentScorer | None, *, k: int = 3, max_tokens: int = 300) -> None:
         self.llm, self.scorer, self.k, self.max_tokens = llm, scorer, k, max_tokens

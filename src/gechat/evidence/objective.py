@@ -3,11 +3,12 @@
 For every claim the candidates are the sentences of the retrieved chunks (pre-ranked by
 embedding cosine when there are more than ``evidence_max_candidates``, so the entailment
 model sees at most that many). The best sentence wins; if no single sentence reaches the
-supported threshold, pairs are scored: adjacent pairs around the strongest candidates (a fact
-told over two sentences) and any two of the strongest candidates, also from different
-documents (a multi-hop fact: "A was born in X" + "X is in Y"); a pair that entails the claim
-where neither sentence did is returned instead. F is maximised among the candidates that
-reach the threshold when any do.
+supported threshold (or, with ``set_gain``, always), small sets of sentences are scored as one
+premise: a fact told over two adjacent sentences, or a multi-hop fact told in two places ("A
+was born in X" + "X is in Y"). Sets grow by beam search over the strongest candidates (by
+P_entail plus cosine to the claim) up to ``set_max`` sentences, and stop growing when a
+bigger set entails no more. F, computed on the set's text, is maximised among the candidates
+that reach the threshold when any do, so the length penalty keeps sets small.
 Verdict: supported if P_entail >= supported_threshold; contradicted if some
 candidate's P_contradiction >= contradicted_threshold; otherwise unsupported, with the
 closest sentence still shown so the reader sees why.
@@ -32,11 +33,13 @@ class ObjectiveSelector:
 
     def __init__(self, scorer: EntailmentScorer, embedder: Embedder | None, *, alpha: float,
                  beta: float, len_norm: str, len_ref_words: int, max_candidates: int,
-                 pair_top: int, supported: float, contradicted: float) -> None:
+                 set_top: int, supported: float, contradicted: float, set_max: int = 3,
+                 set_gain: float | None = None, beam: int = 3) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
-        self.max_candidates, self.pair_top = max_candidates, pair_top
+        self.max_candidates, self.set_top, self.set_max = max_candidates, set_top, set_max
+        self.set_gain, self.beam = set_gain, beam
         self.supported, self.contradicted = supported, contradicted
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
@@ -64,8 +67,13 @@ class ObjectiveSelector:
         entails = probs[:, ENTAILMENT] >= self.supported
         best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() else int(np.argmax(f))
         evidence = [pool.evidence([cands[best]], probs[best], float(f[best]), self.name)]
-        if probs[best, ENTAILMENT] < self.supported:
-            evidence = self._best_pair(claim, cands, probs, pool) or evidence
+        p_single = float(probs[best, ENTAILMENT])
+        if p_single < self.supported or self.set_gain is not None:
+            found = self._best_set(claim, cands, probs, pool)
+            # a set replaces a supporting single only when it entails clearly more: the
+            # single sentence then told only part of the claim (one hop of two)
+            if found and (p_single < self.supported or found[0].p_entail >= p_single + (self.set_gain or 0.0)):
+                evidence = found
         if evidence[0].p_entail >= self.supported:
             return Claim(text=claim.text, source=claim.source, verdict="supported", evidence=evidence)
         worst = int(np.argmax(probs[:, CONTRADICTION]))
@@ -74,44 +82,69 @@ class ObjectiveSelector:
             return Claim(text=claim.text, source=claim.source, verdict="contradicted", evidence=[ev])
         return Claim(text=claim.text, source=claim.source, verdict="unsupported", evidence=evidence)
 
-    def _best_pair(self, claim: ClaimInput, cands: list[Sentence], probs: Probs,
-                   pool: EvidencePool) -> list[Evidence] | None:
-        """Adjacent and bridge pairs around the top singles; only a pair that passes the threshold counts."""
+    def _best_set(self, claim: ClaimInput, cands: list[Sentence], probs: Probs,
+                  pool: EvidencePool) -> list[Evidence] | None:
+        """Beam search over sets of 2..set_max sentences (adjacent neighbours included) drawn
+        from the strongest candidates; the set with the highest F among those that pass the
+        threshold wins. Bounded: about set_top^2 / 2 + beam * 2 * set_top pairs per level."""
         by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
-        top = [cands[int(i)] for i in np.argsort(-probs[:, ENTAILMENT])[: self.pair_top]]
-        pairs: list[tuple[Sentence, Sentence]] = []
-        seen: set[tuple[int, int]] = set()
+        by_id = {s.id: s for s in pool.sentences}
+        top = [cands[int(i)].id for i in np.argsort(-self._relevance(claim, cands, probs, pool))[: self.set_top]]
 
-        def add(a: Sentence | None, b: Sentence | None) -> None:
-            if a is not None and b is not None and a.id != b.id:
-                a, b = sorted((a, b), key=lambda s: (s.doc_id, s.start))
-                if (a.id, b.id) not in seen:
-                    seen.add((a.id, b.id))
-                    pairs.append((a, b))
+        def near(i: int) -> list[int]:
+            s = by_id[i]
+            return [n.id for n in (by_pos.get((s.chunk_id, s.ord - 1)), by_pos.get((s.chunk_id, s.ord + 1)))
+                    if n is not None]
 
-        for s in top:
-            add(by_pos.get((s.chunk_id, s.ord - 1)), s)
-            add(s, by_pos.get((s.chunk_id, s.ord + 1)))
-        for i, a in enumerate(top):
-            for b in top[i + 1 :]:
-                add(a, b)
-        if not pairs:
+        def ordered(ids: frozenset[int]) -> list[Sentence]:
+            return sorted((by_id[i] for i in ids), key=lambda s: (s.doc_id, s.start))
+
+        level = {frozenset((a, b)) for k, a in enumerate(top) for b in top[k + 1 :]}
+        level |= {frozenset((a, n)) for a in top for n in near(a)}
+        scored: dict[frozenset[int], tuple[npt.NDArray[np.float32], float]] = {}
+        best_p = float(probs[:, ENTAILMENT].max())
+        for size in range(2, self.set_max + 1):
+            fresh = [c for c in level if len(c) == size and c not in scored]
+            if not fresh:
+                break
+            texts = [self._set_text(ordered(c), pool) for c in fresh]
+            p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
+            f = self.objective(p[:, ENTAILMENT], texts)
+            scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
+            if float(p[:, ENTAILMENT].max()) <= best_p:
+                break  # a bigger set did not entail more: stop growing
+            best_p = float(p[:, ENTAILMENT].max())
+            beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
+            level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
+        passing = [(f, c) for c, (p_, f) in scored.items() if p_[ENTAILMENT] >= self.supported]
+        if not passing:
             return None
-        texts = [self._pair_text(a, b, pool) for a, b in pairs]
-        p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
-        f = self.objective(p[:, ENTAILMENT], texts)
-        j = int(np.argmax(f))
-        if p[j, ENTAILMENT] < self.supported:
-            return None
-        a, b = pairs[j]
-        if self._adjacent(a, b):
-            return [pool.evidence([a, b], p[j], float(f[j]), self.name)]
-        # two places: each sentence is its own evidence, with the pair's joint score
-        return [pool.evidence([a], p[j], float(f[j]), self.name), pool.evidence([b], p[j], float(f[j]), self.name)]
+        _, chosen = max(passing, key=lambda t: t[0])
+        p_set, f_set = scored[chosen]
+        return [pool.evidence(run, p_set, f_set, self.name) for run in self._runs(ordered(chosen))]
+
+    def _relevance(self, claim: ClaimInput, cands: list[Sentence], probs: Probs,
+                   pool: EvidencePool) -> npt.NDArray[np.float64]:
+        """P_entail plus cosine to the claim: a hop of a multi-hop claim entails little on its
+        own but is close in meaning, so the cosine finds the other hops."""
+        rel = probs[:, ENTAILMENT].astype(np.float64)
+        if self.embedder is None or pool.vectors is None or len(pool.vectors) != len(pool.sentences):
+            return rel
+        row = {s.id: i for i, s in enumerate(pool.sentences)}
+        vecs = pool.vectors[[row[s.id] for s in cands]]
+        cos: npt.NDArray[np.float64] = (vecs @ self.embedder.embed([claim.text])[0]).astype(np.float64)
+        return rel + cos
 
     @staticmethod
-    def _adjacent(a: Sentence, b: Sentence) -> bool:
-        return a.chunk_id == b.chunk_id and abs(a.ord - b.ord) == 1
+    def _runs(sents: list[Sentence]) -> list[list[Sentence]]:
+        """Consecutive sentences of one chunk form one span."""
+        runs: list[list[Sentence]] = []
+        for s in sents:
+            if runs and runs[-1][-1].chunk_id == s.chunk_id and runs[-1][-1].ord + 1 == s.ord:
+                runs[-1].append(s)
+            else:
+                runs.append([s])
+        return runs
 
-    def _pair_text(self, a: Sentence, b: Sentence, pool: EvidencePool) -> str:
-        return pool.span_text(a, b) if self._adjacent(a, b) else f"{a.text} {b.text}"
+    def _set_text(self, sents: list[Sentence], pool: EvidencePool) -> str:
+        return " ".join(pool.span_text(r[0], r[-1]) if len(r) > 1 else r[0].text for r in self._runs(sents))

@@ -89,6 +89,9 @@ class CachedLLM:
         self._store = _Store(Path(cache_path)) if cache_path is not None else None
         self._local = threading.local()
         self._usage_lock = threading.Lock()
+        # what the calls so far would have cost without the cache (hits replay the stored
+        # counts of the original call): benchmarks report this, so a warm re-run reads the same
+        self.cold: dict[str, float] = {"tokens": 0.0, "seconds": 0.0}
 
     # --- stages ---------------------------------------------------------------------------
 
@@ -106,8 +109,15 @@ class CachedLLM:
         finally:
             self._local.stage = previous
 
-    def _count(self, stage: str, *, hit: bool, prompt: int, completion: int, seconds: float) -> None:
+    def _count(self, stage: str, *, hit: bool, prompt: int, completion: int, seconds: float,
+               cold: dict[str, Any] | None = None) -> None:
         with self._usage_lock:
+            if cold is None:
+                self.cold["tokens"] += prompt + completion
+                self.cold["seconds"] += seconds
+            else:
+                self.cold["tokens"] += int(cold.get("prompt_tokens", 0)) + int(cold.get("completion_tokens", 0))
+                self.cold["seconds"] += float(cold.get("seconds", seconds))
             s = self.usage.stage(stage)
             s.calls += 1
             s.cache_hits += int(hit)
@@ -136,7 +146,7 @@ class CachedLLM:
             if hit is not None and isinstance(hit.get("text"), str):
                 seconds = time.perf_counter() - t0
                 # a hit costs no tokens; the stored counts describe the original call
-                self._count(stage, hit=True, prompt=0, completion=0, seconds=seconds)
+                self._count(stage, hit=True, prompt=0, completion=0, seconds=seconds, cold=hit)
                 return Completion(
                     text=hit["text"],
                     prompt_tokens=int(hit.get("prompt_tokens", 0)),
@@ -185,7 +195,7 @@ class CachedLLM:
         if self._store is not None:
             hit = self._store.get(key)
             if hit is not None and isinstance(hit.get("text"), str):
-                self._count(stage, hit=True, prompt=0, completion=0, seconds=time.perf_counter() - t0)
+                self._count(stage, hit=True, prompt=0, completion=0, seconds=time.perf_counter() - t0, cold=hit)
                 yield hit["text"]
                 return
         pieces: list[str] = []

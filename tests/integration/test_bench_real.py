@@ -1,0 +1,42 @@
+"""`gechat bench --quick` end to end with the real packaged models (0.5B LLM, our cross-encoder,
+MiniLM embeddings) on one question per suite: every selector gets a row, the key figures are
+in range, and no evidence shown is anything but the source's own text."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gechat.eval.datasets import DATA
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not (DATA / "hotpotqa_distractor_dev").exists(), reason="shared data not found")]
+
+
+def test_quick_bench_with_real_models(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GECHAT_") or k in (
+        "GECHAT_MODELS_DIR", "GECHAT_HOME")}
+    p = subprocess.run([sys.executable, "-m", "gechat.cli", "bench", "--quick", "--limit", "1", "--preset", "fast",
+                        "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work")],
+                       capture_output=True, text=True, env={**env, "GECHAT_CACHE_DIR": str(tmp_path / "cache")},
+                       timeout=1200)
+    assert p.returncode == 0, p.stderr[-3000:]
+    flat = json.loads((tmp_path / "res" / "evidence.json").read_text())
+    for key in ("hotpotqa_oracle_f1__nli", "hotpotqa_oracle_f1__reflection", "hotpotqa_oracle_f1__quote",
+                "twowiki_test_oracle_f1__nli", "evidence_score__nli", "evidence_score__quote",
+                "fabricated_rate__quote", "financebench_page_hit__nli", "answer_f1_hotpotqa"):
+        assert key in flat and 0.0 <= flat[key] <= 1.0, key
+    assert flat["evidence_spans_shown__nli"] > 0  # the closest sentence is shown even when unsupported
+    for sel in ("nli", "reflection", "quote"):
+        assert flat[f"not_verbatim_rate__{sel}"] == 0.0  # unlocatable quotes are dropped, never shown
+    assert flat["fabricated_rate__nli"] == 0.0
+    meta = flat["meta"]
+    assert meta["llm"] == "qwen2.5-coder-0.5b" and "machine" in meta and "command" in meta
+    md = (tmp_path / "res" / "evidence.md").read_text()
+    assert "| nli-objective |" in md and "| reflection |" in md and "| quote |" in md
