@@ -40,7 +40,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import write
-from gechat.eval.bench import Bench, as_claim, wrong_answers
+from gechat.eval.bench import Bench, as_claim, supported_sentences, wrong_answers
 from gechat.eval.datasets import twowiki
 from gechat.eval.evidence import prf
 from gechat.eval.metrics import balanced_accuracy
@@ -50,7 +50,7 @@ from gechat.models import build_llm
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import EntailmentScorer
 from gechat.settings import Settings
-from gechat.types import Claim, Usage
+from gechat.types import Usage
 
 PENALTIES = (("words", 0.1), ("words", 0.25), ("words", 0.5), ("words", 1.0), ("log", 0.25), ("log", 0.5),
              ("none", 0.0))
@@ -108,18 +108,12 @@ def evaluate(sel: ObjectiveSelector, cases: list[Case]) -> dict[str, float]:
     f1s, preds, golds = [], [], []
     for case in cases:
         right, wrong = sel.select(case.claims, case.pool)
-        f1s.append(prf(_picked(right), case.gold).f1)
+        f1s.append(prf(set(supported_sentences([right])), case.gold).f1)
         preds += [right.verdict == "supported", wrong.verdict == "supported"]
         golds += [True, False]
     f1, ba = float(np.mean(f1s)), balanced_accuracy(preds, golds)
     pairs = (sel.scorer.requested - before) / max(1, 2 * len(cases))
     return {"f1": f1, "verdict_ba": ba, "objective": f1 + ba, "pairs_per_claim": pairs}
-
-
-def _picked(claim: Claim) -> set[int]:
-    if claim.verdict != "supported":
-        return set()
-    return {s.id for e in claim.evidence for s in e.sentences}
 
 
 def apply_threshold(supported: float, questions: int) -> None:

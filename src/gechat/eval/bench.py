@@ -196,12 +196,7 @@ class Bench:
     # --- helpers ---
     @staticmethod
     def _sentences(r: Result, claims: list[Claim], gold: set[int], gold_text: str) -> Result:
-        picked: dict[int, Sentence] = {}
-        for c in claims:
-            if c.verdict != "supported":
-                continue
-            for e in c.evidence:
-                picked.update({s.id: s for s in e.sentences})
+        picked = supported_sentences(claims)
         score = prf(set(picked), gold)
         r.precision, r.recall, r.f1 = score.precision, score.recall, score.f1
         r.evidence_text = " ".join(s.text for s in sorted(picked.values(), key=lambda s: (s.doc_id, s.start)))
@@ -229,6 +224,11 @@ class Bench:
         self._counted[r.selector] = stats
         r.seconds, r.llm_tokens = float(cost["seconds"]), int(cost["tokens"])
         return r
+
+
+def supported_sentences(claims: Sequence[Claim]) -> dict[int, Sentence]:
+    """The evidence sentences of the supported claims, by id: what sentence F1 scores."""
+    return {s.id: s for c in claims if c.verdict == "supported" for e in c.evidence for s in e.sentences}
 
 
 def _verbatim(claims: Sequence[Claim], pool: EvidencePool) -> tuple[int, int]:
