@@ -11,15 +11,16 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import click
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from gechat.cli_common import ConfigOpt, MaxCallsOpt, PresetOpt, WorkspaceOpt, cost_line, err, out, settings, workspace
+from gechat.cli_graph import graph_app
 from gechat.errors import GechatError
 from gechat.settings import Settings
 
@@ -29,25 +30,10 @@ app = typer.Typer(
 )
 models_app = typer.Typer(no_args_is_help=True, help="The offline models: list, pull, verify, path.")
 app.add_typer(models_app, name="models")
-out = Console()
-err = Console(stderr=True)
-
-WorkspaceOpt = Annotated[Path, typer.Option(
-    "--workspace", "-w", envvar="GECHAT_WORKSPACE", help="Workspace directory (created if missing).")]
-PresetOpt = Annotated[str, typer.Option("--preset", help="Settings preset: default, fast, test.")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML file of settings.")]
+app.add_typer(graph_app, name="graph")
 COLORS = {"supported": "green", "unsupported": "yellow", "contradicted": "red"}
 MARKS = {"supported": "✔", "unsupported": "?", "contradicted": "✘"}
-
-
-def _settings(preset: str, config: Path | None, **overrides: Any) -> Settings:
-    return Settings.load(preset, config, **overrides)
-
-
-def _workspace(path: Path, settings: Settings):  # type: ignore[no-untyped-def]
-    from gechat.pipeline import Workspace
-
-    return Workspace(path, settings)
+_settings, _workspace = settings, workspace
 
 
 @app.command()
@@ -59,10 +45,16 @@ def add(
     chunk_tokens: Annotated[int | None, typer.Option(help="Chunk size in tokens (default 160)")] = None,
     n_chunks: Annotated[int | None, typer.Option(
         help="Cut each document into this many chunks instead (EvidenceChat's alpha)")] = None,
+    graph: Annotated[str | None, typer.Option(
+        help="Knowledge-graph extractor: fast (spaCy, default), llm (slower, richer), none")] = None,
+    max_llm_calls: MaxCallsOpt = None,
 ) -> None:
-    """Add documents: parse, split into sentences and chunks, embed, store."""
-    ws = _workspace(workspace, _settings(preset, config, chunk_tokens=chunk_tokens, n_chunks=n_chunks))
+    """Add documents: parse, split into sentences and chunks, embed, store, build the graph."""
+    from gechat.graph.build import Budget
+
+    ws = _workspace(workspace, _settings(preset, config, chunk_tokens=chunk_tokens, n_chunks=n_chunks, graph=graph))
     failed = 0
+    budget = Budget(max_llm_calls)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task("adding", total=len(files))
@@ -71,12 +63,21 @@ def add(
             bar.update(task, description=f"{Path(path).name}: {step}")
 
         for f in files:
-            (res,) = ws.add([f], progress=show)
+            (res,) = ws.add([f], progress=show, budget=budget,
+                            graph_progress=lambda r: bar.update(task, description=f"graph · {cost_line(r)}"))
             bar.advance(task)
             if res.status == "added" and res.document is not None:
                 d = res.document
                 out.print(f"[green]added[/] {escape(f.name)} (id {d.id}): {d.n_pages} pages, "
                           f"{d.n_sentences} sentences, {d.n_chunks} chunks in {res.seconds:.1f}s")
+                if res.graph is not None:
+                    out.print(f"  [dim]graph {escape(cost_line(res.graph))}[/]")
+                    if res.graph.stopped:
+                        err.print(f"  [yellow]graph incomplete:[/] {res.graph.stopped}; "
+                                  "`gechat graph build` resumes it")
+                if res.graph_error is not None:
+                    err.print(f"  [yellow]graph not built:[/] {escape(str(res.graph_error))}; "
+                              "the document is added, `gechat graph build` retries")
             elif res.status == "duplicate" and res.document is not None:
                 out.print(f"[dim]skipped[/] {escape(f.name)}: same content as document {res.document.id}")
             else:
@@ -104,13 +105,15 @@ def ask(
     entailment_model: Annotated[str | None, typer.Option(
         help="Its model: onnx a directory, llm a GGUF or packaged name, hf a path or id")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Chunks given to the LLM")] = None,
+    retriever: Annotated[str | None, typer.Option(
+        help="Retrieval: vector (default), graph (GE-Chat sub-graph search), hybrid (both)")] = None,
     ground_thoughts: Annotated[bool | None, typer.Option(
         "--ground-thoughts/--no-ground-thoughts", help="Also find evidence for each reasoning step")] = None,
 ) -> None:
     """Answer a question; ground every claim in verbatim source sentences."""
     settings = _settings(preset, config, llm_backend=llm_backend, llm_model=llm_model,
                          llm_base_url=llm_base_url, entailment=entailment,
-                         entailment_model=entailment_model, top_k_chunks=top_k,
+                         entailment_model=entailment_model, top_k_chunks=top_k, retriever=retriever,
                          claims_from_thoughts=ground_thoughts)
     ws = _workspace(workspace, settings)
     with err.status("thinking…"):

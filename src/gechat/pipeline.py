@@ -21,6 +21,9 @@ from gechat.answer.claims import make_claims
 from gechat.documents import chunk_sentences, load_document, split_sentences
 from gechat.errors import GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
+from gechat.graph import EXTRACTORS
+from gechat.graph.build import Budget, BuildReport, GraphBuilder
+from gechat.graph.build import Progress as GraphProgress
 from gechat.models import EMBEDDERS, ENTAILERS, build_llm
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import EntailmentScorer
@@ -43,6 +46,8 @@ class AddResult:
     error: GechatError | None = None
     seconds: float = 0.0
     steps: dict[str, float] = field(default_factory=dict)
+    graph: BuildReport | None = None
+    graph_error: GechatError | None = None  # the document is added; its graph is not (yet) complete
 
 
 class Workspace:
@@ -51,7 +56,8 @@ class Workspace:
                  scorer: EntailmentScorer | None = None) -> None:
         self.path = Path(path)
         self.settings = settings or Settings.load()
-        self.store = SQLiteStore(self.path / DB_NAME, self.settings.ann_threshold)
+        self.store = SQLiteStore(self.path / DB_NAME, self.settings.ann_threshold,
+                                 self.settings.graph_description_chars)
         if llm is not None:
             self.__dict__["llm"] = llm
         if embedder is not None:
@@ -86,17 +92,56 @@ class Workspace:
         return SELECTORS.create(self.settings.evidence, self.settings, scorer=self.scorer,
                                 embedder=self.embedder, llm=self.llm)
 
+    def graph_builder(self, extractor: str | None = None) -> GraphBuilder:
+        from gechat.graph.llm_extract import RelationProber
+        from gechat.graph.resolve import Resolver
+
+        s = self.settings
+        ex = EXTRACTORS.create(extractor or s.graph, s, llm=_Lazy(self))
+        llm = self.llm if ex.uses_llm else None
+        prober = RelationProber(self.llm, s.graph_probe_pairs) if ex.uses_llm and s.graph_probe else None
+        return GraphBuilder(self.store, ex, Resolver(self.store.graph, self.embedder, s.graph_alias_threshold),
+                            llm=llm, prober=prober, unit_tokens=s.graph_unit_tokens, gleaning=s.graph_gleaning)
+
+    def build_graph(self, refs: Iterable[str | int] | None = None, *, extractor: str | None = None,
+                    budget: Budget | None = None, progress: GraphProgress | None = None) -> list[BuildReport]:
+        """Extends the graph with the chunks not in it yet (all documents, or those named);
+        stops cleanly when ``budget`` is spent; the next call resumes there."""
+        docs = self.documents() if refs is None else [self.find(r) for r in refs]
+        builder = self.graph_builder(extractor)
+        budget = budget or Budget()
+        reports = []
+        for d in docs:
+            reports.append(builder.build(d.id, budget, progress))
+            if reports[-1].stopped:
+                break
+        return reports
+
     # --- documents ---
-    def add(self, paths: Iterable[str | Path], progress: Progress | None = None) -> list[AddResult]:
-        """Adds each file in its own transaction; a bad file is reported, the rest go on."""
+    def add(self, paths: Iterable[str | Path], progress: Progress | None = None, *,
+            budget: Budget | None = None, graph_progress: GraphProgress | None = None) -> list[AddResult]:
+        """Adds each file in its own transaction; a bad file is reported, the rest go on.
+        The graph is then built for it (settings.graph); a graph failure or a spent budget
+        leaves the document added and its graph to `gechat graph build`."""
         results = []
+        budget = budget or Budget()
         for p in paths:
             t0 = time.perf_counter()
             try:
                 results.append(self._add_one(Path(p), progress))
             except GechatError as e:
                 results.append(AddResult(path=str(p), status="failed", error=e))
-            results[-1].seconds = time.perf_counter() - t0
+            res = results[-1]
+            if res.status == "added" and res.document is not None and self.settings.graph != "none":
+                t = time.perf_counter()
+                if progress is not None:
+                    progress(str(p), "graph")
+                try:
+                    res.graph = self.graph_builder().build(res.document.id, budget, graph_progress)
+                except GechatError as e:
+                    res.graph_error = e
+                res.steps["graph"] = time.perf_counter() - t
+            res.seconds = time.perf_counter() - t0
         return results
 
     def _add_one(self, path: Path, progress: Progress | None) -> AddResult:
@@ -185,6 +230,8 @@ class Workspace:
 
         t = time.perf_counter()
         claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts)
+        # GE-Chat: the reasoning steps search again (graph strategies), so each step's source is a candidate
+        hits = self.retriever.for_evidence(draft.thoughts, hits, self.settings.top_k_chunks)
         pool = self.evidence_pool(hits)
         before = _scorer_tokens(self.scorer) if claims else 0
         with self.llm.stage("evidence"):
@@ -214,6 +261,16 @@ class Workspace:
 
     def close(self) -> None:
         self.store.close()
+
+
+class _Lazy:
+    """The workspace's LLM, built only when an extractor first calls it."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.ws.llm, name)
 
 
 def _scorer_tokens(scorer: EntailmentScorer) -> int:

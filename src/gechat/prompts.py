@@ -62,3 +62,26 @@ PROMPTS["quote_user"] = (
     "Excerpts:\n{context}\n\nStatement: {claim}\n\n"
     'Reply as {{"quotes": [<exact sentences from the excerpts>]}} with at most {k} quotes.'
 )
+
+# --- knowledge graph (GE-Chat step 2): entities and relations of one excerpt, as JSON ---
+PROMPTS["graph_system"] = (
+    "You build a knowledge graph from a document excerpt. List the specific things it names "
+    "(people, organisations, places, products, works, events, technical concepts), each with "
+    "its name written exactly as in the text and a short description of what the text says "
+    "about it. Then list how they relate, only between listed names. Skip numbers, dates and "
+    "generic words. Reply with JSON only."
+)
+PROMPTS["graph_user"] = "Excerpt:\n{text}"
+# gleaning: a second look for what the first pass missed
+PROMPTS["graph_glean"] = (
+    "Already found: {names}.\nList only the things and relations of the excerpt that are "
+    "missing from that list, or empty lists if none are missing."
+)
+# relation probing: pairs that share a sentence but got no relation
+PROMPTS["probe_system"] = (
+    "You check how pairs of named things relate according to a text. For each numbered pair, "
+    "say whether the text states a relation between the two; if it does, give two or three "
+    "keywords and one short sentence describing it. Reply with JSON only."
+)
+PROMPTS["probe_user"] = "Text:\n{text}\n\nPairs:\n{pairs}"
+PROMPTS["probe_item"] = "{n}. {a} -- {b}"

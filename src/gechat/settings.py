@@ -53,7 +53,22 @@ class Settings(BaseSettings):
     n_chunks: int | None = None  # EvidenceChat's alpha: fixed chunk count per document
     max_file_mb: float = 200.0
 
-    # retrieval
+    # knowledge graph (GE-Chat step 2), built as documents are added: fast (spaCy, no LLM),
+    # llm (JSON-constrained extraction + relation probing) or none
+    graph: str = "fast"
+    graph_unit_tokens: int = 480  # LLM extraction: consecutive chunks per call, up to this size
+    graph_gleaning: int = 0  # extra "what did you miss" passes per unit
+    graph_probe: bool = True  # ask about entity pairs that share a sentence but got no relation
+    graph_probe_pairs: int = 6  # at most this many pairs, in one call, per unit
+    graph_alias_threshold: float = 0.9
+    graph_description_chars: int = 600  # merged descriptions stop growing here (no LLM summary)
+    # sub-graph search (GE-Chat step 4)
+    graph_hops: int = 2
+    graph_seeds: int = 5
+    graph_max_nodes: int = 60
+    graph_decay: float = 0.5
+
+    # retrieval: vector, graph or hybrid
     retriever: str = "vector"
     top_k_chunks: int = 3
     ann_threshold: int = 20_000
@@ -124,5 +139,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "entailment": "fake",
         "llm_cache": False,
         "claims_from_thoughts": True,
+        "graph": "none",  # unit tests opt in; spaCy costs 3 s a process
     },
 }

@@ -1,4 +1,4 @@
-"""Retrieval strategies, chosen by ``Settings.retriever``."""
+"""Retrieval strategies, chosen by ``Settings.retriever``: vector, graph, hybrid."""
 
 from __future__ import annotations
 
@@ -16,6 +16,30 @@ def _vector(settings: Settings, **deps: Any) -> Retriever:
     from gechat.retrieve.vector import VectorRetriever
 
     return VectorRetriever(deps["store"], deps["embedder"])
+
+
+def _graph_retriever(settings: Settings, deps: dict[str, Any]) -> Any:
+    from gechat.graph.search import SubgraphSearch
+    from gechat.retrieve.graph import GraphRetriever
+
+    search = SubgraphSearch(deps["store"], deps["embedder"], hops=settings.graph_hops, seeds=settings.graph_seeds,
+                            max_nodes=settings.graph_max_nodes, decay=settings.graph_decay)
+    return GraphRetriever(deps["store"], search)
+
+
+@RETRIEVERS.register("graph")
+def _graph(settings: Settings, **deps: Any) -> Retriever:
+    retriever: Retriever = _graph_retriever(settings, deps)
+    return retriever
+
+
+@RETRIEVERS.register("hybrid")
+def _hybrid(settings: Settings, **deps: Any) -> Retriever:
+    from gechat.retrieve.graph import HybridRetriever
+    from gechat.retrieve.vector import VectorRetriever
+
+    return HybridRetriever(deps["store"], VectorRetriever(deps["store"], deps["embedder"]),
+                           _graph_retriever(settings, deps))
 
 
 __all__ = ["RETRIEVERS", "Retriever"]

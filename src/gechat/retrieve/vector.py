@@ -1,7 +1,8 @@
-"""Vector retrieval: the question's embedding against chunk embeddings."""
+"""Vector retrieval: the question's embedding against chunk (or sentence) embeddings."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from gechat.models.embed_base import Embedder
@@ -17,8 +18,18 @@ class VectorRetriever:
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:
         q = self.embedder.embed([question])[0]
-        found = self.store.search("chunk", q, k)
-        titles = {d.id: Path(d.path).name for d in self.store.documents()}
-        chunks = {c.id: c for c in self.store.chunks([cid for cid, _ in found])}
-        return [ChunkHit(chunk=chunks[cid], score=score, doc_title=titles.get(chunks[cid].doc_id, ""))
-                for cid, score in found if cid in chunks]
+        return hits_for(self.store, self.store.search("chunk", q, k))
+
+    def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
+        return self.store.search("sentence", self.embedder.embed([question])[0], k)
+
+    def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
+        return hits
+
+
+def hits_for(store: DocumentStore, found: Sequence[tuple[int, float]]) -> list[ChunkHit]:
+    """Chunk hits, with their documents' titles, for (chunk id, score) pairs, in order."""
+    titles = {d.id: Path(d.path).name for d in store.documents()}
+    chunks = {c.id: c for c in store.chunks([cid for cid, _ in found])}
+    return [ChunkHit(chunk=chunks[cid], score=score, doc_title=titles.get(chunks[cid].doc_id, ""))
+            for cid, score in found if cid in chunks]

@@ -20,6 +20,7 @@ import numpy as np
 
 from gechat.errors import StoreError
 from gechat.store.base import NewDocument, Vectors
+from gechat.store.graph import GRAPH_SCHEMA, GraphTables
 from gechat.store.vectors import VectorIndex
 from gechat.types import Box, Chunk, Document, PageInfo, Sentence
 
@@ -53,7 +54,7 @@ CREATE INDEX IF NOT EXISTS vectors_doc ON vectors(doc_id);
 
 
 class SQLiteStore:
-    def __init__(self, path: Path, ann_threshold: int = 20_000) -> None:
+    def __init__(self, path: Path, ann_threshold: int = 20_000, description_chars: int = 600) -> None:
         self.path = Path(path)
         self.ann_threshold = ann_threshold
         try:
@@ -62,14 +63,21 @@ class SQLiteStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
+            self._db.executescript(SCHEMA + GRAPH_SCHEMA)
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open workspace database {self.path}: {e}") from None
         self._lock = threading.RLock()
+        self.graph = GraphTables(self._db, self._lock, description_chars)
         self._indexes: dict[str, tuple[int, VectorIndex]] = {}
 
     def close(self) -> None:
         self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (the graph builder writes each unit of chunks in one)."""
+        with self._tx() as db:
+            yield db
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -159,9 +167,11 @@ class SQLiteStore:
 
     def remove(self, doc_id: int) -> None:
         with self._tx() as db:
+            ents, rels = self.graph.prune_document(db, doc_id)
             cur = db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
             if cur.rowcount == 0:
                 raise StoreError(f"no document with id {doc_id}", hint="`gechat docs` lists them")
+            self.graph.after_delete(db, ents, rels)
             self._bump(db)
 
     def documents(self) -> list[Document]:

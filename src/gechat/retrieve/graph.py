@@ -1,0 +1,81 @@
+"""Graph retrieval (GE-Chat) and hybrid retrieval (graph + vector, reciprocal-rank fusion)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from gechat.errors import StoreError
+from gechat.graph.search import SubgraphSearch
+from gechat.retrieve.vector import VectorRetriever, hits_for
+from gechat.store.sqlite import SQLiteStore
+from gechat.types import ChunkHit
+
+RRF_K = 60  # the usual constant: ranks matter, raw scores of different kinds do not mix
+PER_THOUGHT = 2  # chunks a reasoning step adds to the evidence pool
+
+
+def fuse(*rankings: Sequence[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    scores: dict[int, float] = defaultdict(float)
+    for ranking in rankings:
+        for rank, (item, _) in enumerate(ranking):
+            scores[item] += 1.0 / (RRF_K + rank + 1)
+    return sorted(scores.items(), key=lambda kv: -kv[1])[:k]
+
+
+class GraphRetriever:
+    name = "graph"
+
+    def __init__(self, store: SQLiteStore, search: SubgraphSearch) -> None:
+        self.store, self.search = store, search
+
+    def _check(self) -> None:
+        if self.search.is_empty():
+            raise StoreError("this workspace has no knowledge graph yet",
+                             hint="build it with `gechat graph build`, or use --retriever vector")
+
+    def retrieve(self, question: str, k: int) -> list[ChunkHit]:
+        self._check()
+        return hits_for(self.store, self.search.search(question).chunks[:k])
+
+    def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
+        self._check()
+        return self.search.search(question).sentences[:k]
+
+    def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
+        seen = {h.chunk.id for h in hits}
+        extra: list[tuple[int, float]] = []
+        for text in texts:
+            for cid, score in self.search.search(text).chunks[:PER_THOUGHT]:
+                if cid not in seen:
+                    seen.add(cid)
+                    extra.append((cid, score))
+        return hits + hits_for(self.store, extra[:k])
+
+
+class HybridRetriever:
+    name = "hybrid"
+
+    def __init__(self, store: SQLiteStore, vector: VectorRetriever, graph: GraphRetriever) -> None:
+        self.store, self.vector, self.graph = store, vector, graph
+
+    def _graph_ranking(self, question: str, sentences: bool) -> list[tuple[int, float]]:
+        if self.graph.search.is_empty():  # no graph (yet): plain vector retrieval
+            return []
+        hit = self.graph.search.search(question)
+        return hit.sentences if sentences else hit.chunks
+
+    def retrieve(self, question: str, k: int) -> list[ChunkHit]:
+        q = self.vector.embedder.embed([question])[0]
+        pool = max(k, 20)
+        fused = fuse(self.store.search("chunk", q, pool), self._graph_ranking(question, False)[:pool], k=k)
+        return hits_for(self.store, fused)
+
+    def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
+        pool = max(k, 50)
+        return fuse(self.vector.rank_sentences(question, pool), self._graph_ranking(question, True)[:pool], k=k)
+
+    def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
+        if self.graph.search.is_empty():
+            return hits
+        return self.graph.for_evidence(texts, hits, k)
