@@ -123,3 +123,32 @@ def test_bench_writes_both_result_files(tmp_path: Path) -> None:
                 "financebench_page_hit__nli", "answer_f1_hotpotqa"):
         assert key in flat, key
     assert "| quote |" in (tmp_path / "res" / "evidence.md").read_text()
+
+
+def test_graph_build_stops_at_budget_resumes_and_reports(tmp_path: Path) -> None:
+    f = tmp_path / "firms.txt"
+    f.write_text(" ".join(f"Company Alpha{i} hired Person Beta{i} in Gamma{i} City." for i in range(10)))
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws, "--graph", "none", "--chunk-tokens", "20").returncode == 0
+    small_units = {"GECHAT_GRAPH_UNIT_TOKENS": "30"}
+    p = run("graph", "build", "-w", ws, "--extractor", "llm", "--max-llm-calls", "2", env=small_units)
+    assert p.returncode == 3, p.stderr
+    assert "budget (2) is spent" in p.stderr and "resume" in p.stderr and "Traceback" not in p.stderr
+    p = run("graph", "build", "-w", ws, "--extractor", "llm", env=small_units)
+    assert p.returncode == 0, p.stderr
+    assert "complete" in p.stdout
+    stats = json.loads(run("graph", "stats", "-w", ws, "--json").stdout)
+    assert stats["chunks_done"] >= 2 and stats["chunks_failed"] == 0
+    assert stats["documents"]["firms"]["llm_calls"] >= 3
+    p = run("graph", "export", str(tmp_path / "g.graphml"), "-w", ws)
+    assert p.returncode == 0 and (tmp_path / "g.graphml").stat().st_size > 0
+    p = run("ask", "Who did Company Alpha1 hire?", "-w", ws, "--retriever", "hybrid")
+    assert p.returncode == 0, p.stderr
+
+
+def test_graph_retriever_without_graph_is_one_clear_line(tmp_path: Path) -> None:
+    f = tmp_path / "a.txt"
+    f.write_text("Alpha Beta met Gamma Delta in Paris.")
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws, "--graph", "none").returncode == 0
+    assert_clean_error(run("ask", "Who met?", "-w", ws, "--retriever", "graph"), "no knowledge graph")

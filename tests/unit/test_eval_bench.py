@@ -45,6 +45,17 @@ def test_oracle_and_end_to_end_give_every_selector_a_row(bench: Bench) -> None:
         assert key in flat and 0.0 <= flat[key] <= 1.0, key
 
 
+def test_retrieval_strategies_each_get_a_row(bench: Bench) -> None:
+    """The graph is built on the way (the bench's workspaces may predate it)."""
+    items = hotpotqa(limit=2)
+    results = list(bench.retrieved_qa("hotpotqa", items[0], items[1].answer, ("vector", "graph", "hybrid")))
+    assert [r.selector for r in results] == ["nli_vector", "nli_graph", "nli_hybrid"]
+    assert all(r.mode == "retrieved" and r.not_verbatim == 0 for r in results)
+    flat = summarise(results, bench.embedder.embed)
+    for s in ("vector", "graph", "hybrid"):
+        assert 0.0 <= flat[f"hotpotqa_retrieved_f1__nli_{s}"] <= 1.0
+
+
 def test_twowiki_splits_and_claim_template() -> None:
     assert len(twowiki("dev")) == 150 and len(twowiki("test")) == 200
     assert not {i.id for i in twowiki("dev")} & {i.id for i in twowiki("test")}

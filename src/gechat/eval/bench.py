@@ -109,31 +109,7 @@ class Bench:
     def qa_workspace(self, item: QAItem) -> tuple[Workspace, set[int]]:
         """The workspace of the question's paragraphs, and the ids of our sentences that are gold."""
         ws = self.workspace(item.id)
-        folder = ws.path / "paragraphs"
-        folder.mkdir(parents=True, exist_ok=True)
-        gold_spans: dict[str, list[tuple[int, int]]] = {}
-        files = []
-        for n, p in enumerate(item.paragraphs):
-            slug = re.sub(r"[^\w]+", "_", p.title)[:60]
-            name = f"{n:02d}-{slug}"  # the loader titles a document by its file stem
-            text, spans, pos = "", [], 0
-            for i, raw in enumerate(p.sentences):
-                piece = raw if i == 0 or raw.startswith(" ") else " " + raw
-                text += piece
-                if (p.title, i) in item.gold:
-                    spans.append((pos + len(piece) - len(piece.lstrip()), pos + len(piece)))
-                pos += len(piece)
-            (folder / f"{name}.txt").write_text(text, encoding="utf-8")
-            gold_spans[name] = spans
-            files.append(folder / f"{name}.txt")
-        ws.add(files)
-        gold: set[int] = set()
-        for doc in ws.documents():
-            spans = gold_spans.get(doc.title, [])
-            for sent in ws.store.sentences_of_chunks(ws.store.chunk_ids(doc.id)):
-                if any(_overlaps(sent.start, sent.end, a, b) for a, b in spans):
-                    gold.add(sent.id)
-        return ws, gold
+        return ws, add_paragraphs(ws, item)
 
     def chosen(self, with_llm: bool) -> dict[str, EvidenceSelector]:
         """All selectors, or only those that need no LLM (the bench caps LLM selectors)."""
@@ -169,6 +145,33 @@ class Bench:
             r.shown, r.not_verbatim = _verbatim(grounded, pool)
             cost["seconds"] += answer_cost["seconds"]
             cost["tokens"] += answer_cost["tokens"]
+            yield self._finish(r, sel, cost)
+        ws.close()
+
+    def retrieved_qa(self, dataset: str, item: QAItem, wrong_answer: str,
+                     strategies: Sequence[str]) -> Iterator[Result]:
+        """The nli-objective on what each retrieval strategy finds: the question retrieves
+        top_k chunks, the (gold) claim searches again as a reasoning step would
+        (``for_evidence``: the graph strategies add each step's chunks), then the claim is grounded."""
+        from gechat.retrieve import RETRIEVERS
+
+        ws, gold = self.qa_workspace(item)
+        if any(s != "vector" for s in strategies):
+            ws.build_graph(extractor="fast")  # a no-op where the graph is complete
+        claims = [ClaimInput(text=as_claim(item.question, item.answer), source="answer"),
+                  ClaimInput(text=as_claim(item.question, wrong_answer), source="answer")]
+        sel = self.selectors["nli-objective"]
+        for strategy in strategies:
+            retriever = RETRIEVERS.create(strategy, self.settings, store=ws.store, embedder=self.embedder)
+            with self._cost() as cost:
+                hits = retriever.retrieve(item.question, self.settings.top_k_chunks)
+                hits = retriever.for_evidence([claims[0].text], hits, self.settings.top_k_chunks)
+                pool = ws.evidence_pool(hits)
+                right, wrong = sel.select(claims, pool)
+            r = self._sentences(Result(dataset, "retrieved", f"nli_{strategy}", item.id), [right], gold,
+                                item.gold_text())
+            r.shown, r.not_verbatim = _verbatim([right, wrong], pool)
+            r.verdicts = [(True, right.verdict == "supported"), (False, wrong.verdict == "supported")]
             yield self._finish(r, sel, cost)
         ws.close()
 
@@ -224,6 +227,35 @@ class Bench:
         self._counted[r.selector] = stats
         r.seconds, r.llm_tokens = float(cost["seconds"]), int(cost["tokens"])
         return r
+
+
+def add_paragraphs(ws: Workspace, item: QAItem) -> set[int]:
+    """Adds the question's paragraphs (one document each, if not there yet); our gold sentence ids."""
+    folder = ws.path / "paragraphs"
+    folder.mkdir(parents=True, exist_ok=True)
+    gold_spans: dict[str, list[tuple[int, int]]] = {}
+    files = []
+    for n, p in enumerate(item.paragraphs):
+        slug = re.sub(r"[^\w]+", "_", p.title)[:60]
+        name = f"{n:02d}-{slug}"  # the loader titles a document by its file stem
+        text, spans, pos = "", [], 0
+        for i, raw in enumerate(p.sentences):
+            piece = raw if i == 0 or raw.startswith(" ") else " " + raw
+            text += piece
+            if (p.title, i) in item.gold:
+                spans.append((pos + len(piece) - len(piece.lstrip()), pos + len(piece)))
+            pos += len(piece)
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+        gold_spans[name] = spans
+        files.append(folder / f"{name}.txt")
+    ws.add(files)
+    gold: set[int] = set()
+    for doc in ws.documents():
+        spans = gold_spans.get(doc.title, [])
+        for sent in ws.store.sentences_of_chunks(ws.store.chunk_ids(doc.id)):
+            if any(_overlaps(sent.start, sent.end, a, b) for a, b in spans):
+                gold.add(sent.id)
+    return gold
 
 
 def supported_sentences(claims: Sequence[Claim]) -> dict[int, Sentence]:

@@ -26,18 +26,22 @@ class Plan:
     twowiki_oracle: int
     financebench_oracle: int
     llm_questions: int
+    retrieved: int = 0  # questions per QA set whose evidence comes from each retrieval strategy
 
     def capped(self, limit: int | None) -> Plan:
         if limit is None:
             return self
         return Plan(*(min(n, limit) for n in (self.hotpotqa_oracle, self.hotpotqa_e2e, self.twowiki_oracle,
-                                              self.financebench_oracle, self.llm_questions)))
+                                              self.financebench_oracle, self.llm_questions, self.retrieved)))
 
 
 # The full run takes about an hour on 2 cores with the 1.5B LLM, most of it in the LLM selectors
 # (about a minute per question: the quote prompt holds all ten paragraphs).
-FULL = Plan(hotpotqa_oracle=70, hotpotqa_e2e=10, twowiki_oracle=200, financebench_oracle=40, llm_questions=10)
-QUICK = Plan(hotpotqa_oracle=8, hotpotqa_e2e=3, twowiki_oracle=8, financebench_oracle=2, llm_questions=3)
+FULL = Plan(hotpotqa_oracle=70, hotpotqa_e2e=10, twowiki_oracle=200, financebench_oracle=40, llm_questions=10,
+            retrieved=70)
+QUICK = Plan(hotpotqa_oracle=8, hotpotqa_e2e=3, twowiki_oracle=8, financebench_oracle=2, llm_questions=3,
+             retrieved=3)
+STRATEGIES = ("vector", "graph", "hybrid")
 Tick = Callable[[str], None]
 
 
@@ -77,6 +81,13 @@ def run(settings: Settings, *, plan: Plan, work: Path, results: Path, selectors:
         tick(f"2Wiki test oracle {i + 1}/{len(wiki)}")
         out += bench.oracle_qa("twowiki_test", item, wrong[i], with_llm=i < plan.llm_questions)
     save("HotpotQA, 2Wiki")
+    if "nli-objective" in selectors:
+        for dataset, items in (("hotpotqa", hot), ("twowiki_test", wiki)):
+            wrong = wrong_answers([i.question for i in items], [i.answer for i in items])
+            for i, item in enumerate(items[: plan.retrieved]):
+                tick(f"{dataset} by retrieval strategy {i + 1}/{min(plan.retrieved, len(items))}")
+                out += bench.retrieved_qa(dataset, item, wrong[i], STRATEGIES)
+        save("HotpotQA, 2Wiki, retrieval strategies")
     for i, fin in enumerate(financebench(limit=plan.financebench_oracle)):
         tick(f"FinanceBench oracle {i + 1}/{plan.financebench_oracle} ({fin.pdf.name})")
         out += bench.oracle_finance(fin, with_llm=i < plan.llm_questions)
@@ -102,6 +113,18 @@ def markdown(flat: dict[str, float], selectors: Sequence[str], plan: Plan) -> st
             if suffix and all(v is None for v in cells):
                 continue
             lines.append(f"| {label} | " + " | ".join("-" if v is None else f"{v:.3f}" for v in cells) + " |")
+    retrieval = [("HotpotQA F1", "hotpotqa_retrieved_f1"), ("P", "hotpotqa_retrieved_precision"),
+                 ("R", "hotpotqa_retrieved_recall"), ("2Wiki test F1", "twowiki_test_retrieved_f1"),
+                 ("P", "twowiki_test_retrieved_precision"), ("R", "twowiki_test_retrieved_recall"),
+                 ("verdict bal. acc (2Wiki)", "twowiki_test_retrieved_verdict_balanced_accuracy")]
+    if any(f"hotpotqa_retrieved_f1__nli_{s}" in flat for s in STRATEGIES):
+        lines += ["", f"By retrieval strategy (nli-objective; first {plan.retrieved} questions of each set): the "
+                  "question retrieves top_k chunks, the gold claim searches again as a reasoning step would, "
+                  "and is grounded in what was found.", "",
+                  "| retrieval | " + " | ".join(c for c, _ in retrieval) + " |", "|---" * (len(retrieval) + 1) + "|"]
+        for s in STRATEGIES:
+            cells = [flat.get(f"{col}__nli_{s}") for _, col in retrieval]
+            lines.append(f"| {s} | " + " | ".join("-" if v is None else f"{v:.3f}" for v in cells) + " |")
     lines += ["", f"Questions: HotpotQA oracle {plan.hotpotqa_oracle}, end to end {plan.hotpotqa_e2e}, 2Wiki test "
               f"{plan.twowiki_oracle}, FinanceBench {plan.financebench_oracle}; the LLM selectors (reflection, "
               f"quote) run on the first {plan.llm_questions} of each (see the per-row question counts in the "

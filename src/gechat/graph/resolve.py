@@ -117,15 +117,19 @@ class Resolver:
             out.append(eid)
             if eid is None:
                 new.append(i)
-        vecs = (self.embedder.embed([names[i][0] for i in new]) if self.embedder is not None and new
-                else None)
-        for j, i in enumerate(new):
+        # one embedding per distinct new key (relations repeat their ends' names many times)
+        first: dict[str, int] = {}
+        for i in new:
+            first.setdefault(normalise(names[i][0]), i)
+        vecs = (dict(zip(first, self.embedder.embed([names[i][0] for i in first.values()]), strict=True))
+                if self.embedder is not None and first else {})
+        for i in new:
             name, type_ = names[i]
             key = normalise(name)
             if key in self._keys:  # an earlier name in this batch created it
                 out[i] = self._keys[key]
                 continue
-            vec = None if vecs is None else vecs[j]
+            vec = vecs.get(key)
             eid = self._alias(key, type_, vec)
             if eid is None:
                 eid = self.tables.new_entity(db, name, type_, vec)

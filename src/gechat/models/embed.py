@@ -86,7 +86,7 @@ class OnnxMiniLM:
         tokenizer_path: Path | None = None,
         *,
         max_tokens: int = 256,
-        batch_size: int = 64,
+        batch_size: int = 8,  # measured: 8 is ~35% faster than 64 on 2 cores (less padding, cache-sized)
         threads: int = 2,
     ) -> None:
         self.model_path = Path(model_path) if model_path else _minilm_model_path()

@@ -1,0 +1,108 @@
+"""Recall of gold evidence sentences for vector, graph and hybrid retrieval.
+
+    python benchmarks/retrieval.py [--limit N]
+
+HotpotQA (70, distractor) and 2WikiMultihopQA (the 200 test questions): each question's ten
+paragraphs form their own workspace (one document each, indexed with the default settings:
+MiniLM int8 embeddings and the fast spaCy graph). Each strategy ranks the workspace's
+sentences for the question; recall@k is the share of the gold supporting sentences among
+the first k. No LLM is involved. Writes benchmarks/results/retrieval.{md,json}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tqdm import tqdm
+
+from common import RESULTS
+from gechat.eval import report
+from gechat.eval.bench import add_paragraphs
+from gechat.eval.datasets import QAItem, hotpotqa, twowiki
+from gechat.pipeline import Workspace
+from gechat.retrieve import RETRIEVERS
+from gechat.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+STRATEGIES = ("vector", "graph", "hybrid")
+KS = (5, 10)
+
+
+def evaluate(name: str, items: list[QAItem], settings: Settings, work: Path) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    embedder = None
+    for item in tqdm(items, desc=name, file=sys.stderr):
+        ws = Workspace(work / name / item.id, settings, embedder=embedder)
+        embedder = ws.embedder
+        gold = add_paragraphs(ws, item)
+        if not gold:
+            ws.close()
+            continue
+        row: dict[str, object] = {"id": item.id, "type": item.kind, "gold": len(gold)}
+        for strategy in STRATEGIES:
+            retriever = RETRIEVERS.create(strategy, settings, store=ws.store, embedder=embedder)
+            t = time.perf_counter()
+            ranked = [sid for sid, _ in retriever.rank_sentences(item.question, max(KS))]
+            row[f"seconds__{strategy}"] = time.perf_counter() - t
+            for k in KS:
+                row[f"recall{k}__{strategy}"] = len(set(ranked[:k]) & gold) / len(gold)
+        rows.append(row)
+        ws.close()
+    return rows
+
+
+def summarise(dataset: str, rows: list[dict[str, object]]) -> tuple[dict[str, object], list[str]]:
+    flat: dict[str, object] = {f"{dataset}_questions": len(rows)}
+    groups: dict[str, list[dict[str, object]]] = defaultdict(list)
+    for r in rows:
+        groups[str(r["type"])].append(r)
+    lines = [f"## {dataset} ({len(rows)} questions)", "",
+             "| questions | n | " + " | ".join(f"R@{k} {s}" for s in STRATEGIES for k in KS) + " |",
+             "|---|---|" + "---|" * (len(STRATEGIES) * len(KS))]
+    for label, rs in [("all", rows), *sorted(groups.items())]:
+        cells = []
+        for s in STRATEGIES:
+            for k in KS:
+                value = round(sum(float(r[f"recall{k}__{s}"]) for r in rs) / len(rs), 3)  # type: ignore[arg-type]
+                cells.append(f"{value:.3f}")
+                flat[f"{dataset}_recall{k}__{s}" + ("" if label == "all" else f"__{label}")] = value
+        lines.append(f"| {label} | {len(rs)} | " + " | ".join(cells) + " |")
+    for s in STRATEGIES:
+        ms = sorted(float(r[f"seconds__{s}"]) for r in rows)  # type: ignore[arg-type]
+        flat[f"{dataset}_search_ms__{s}"] = round(1000 * ms[len(ms) // 2], 1)
+    lines += ["", "Median search time (ms): " + ", ".join(f"{s} {flat[f'{dataset}_search_ms__{s}']}"
+                                                          for s in STRATEGIES)]
+    return flat, lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=None, help="at most this many questions per data set")
+    ap.add_argument("--work", type=Path, default=REPO / ".cache" / "retrieval")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args()
+    settings = Settings.load("default", graph="fast")
+    flat: dict[str, object] = {}
+    body: list[str] = []
+    for dataset, items in (("hotpotqa", hotpotqa(args.limit)), ("twowiki", twowiki("test", args.limit))):
+        f, lines = summarise(dataset, evaluate(dataset, items, settings, args.work))
+        flat.update(f)
+        body += [*lines, ""]
+    meta = {"models": "all-MiniLM-L6-v2 int8 (vector, entity vectors); spaCy en_core_web_sm (fast graph); no LLM",
+            "settings": f"graph hops {settings.graph_hops}, seeds {settings.graph_seeds}, max nodes "
+                        f"{settings.graph_max_nodes}, decay {settings.graph_decay}; hybrid = reciprocal-rank fusion",
+            "unit": "recall of gold supporting sentences among the first k sentences ranked"}
+    path = report.write("retrieval", flat, "\n".join(body), meta, results=args.out)
+    print(f"wrote {path}")
+    for key in sorted(k for k in flat if "recall10" in k and k.count("__") == 1):
+        print(f"  {key}: {flat[key]}")
+
+
+if __name__ == "__main__":
+    main()
