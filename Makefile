@@ -15,12 +15,13 @@ LLAMA_VERSION := 0.3.36
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PYTEST_ARGS ?=
 
-.PHONY: install models demo test test-fast bench bench-quick lint clean help
+.PHONY: install models demo test test-fast bench bench-quick bench-graph lint clean help
 
 help:
 	@echo "make demo   - install what is missing, then answer a question about a real PDF"
 	@echo "make test   - install what is missing, then run the whole test suite"
 	@echo "make bench  - run the benchmarks (writes benchmarks/results/); make bench-quick: evidence only, minutes"
+	@echo "make bench-graph - graph indexing cost against LightRAG (about an hour)"
 	@echo "make lint   - ruff and mypy"
 
 $(BIN)/python:
@@ -70,6 +71,12 @@ bench: models
 	$(BIN)/gechat bench $(BENCH_ARGS)
 	$(BIN)/python benchmarks/nli.py
 	$(BIN)/python benchmarks/latency.py
+	$(BIN)/python benchmarks/retrieval.py
+
+# gechat's graph extractors against LightRAG (installed in its own venv under .cache/lightrag);
+# about an hour on 2 cores, most of it LightRAG
+bench-graph: models
+	$(BIN)/python benchmarks/graph_index.py
 
 bench-quick: models
 	$(BIN)/gechat bench --quick

@@ -149,12 +149,15 @@ def markdown(runs: dict[str, dict[str, Any]], pdf: Path, tenk: str) -> str:
     lr = runs.get("lightrag", {})
     if lr.get("error") or lr.get("errors"):
         lines += ["", f"LightRAG reported: {lr.get('error') or ''} {lr.get('errors')}"]
+    lines += ["", "Runs (each merged in as it ended):", ""]
+    lines += [f"- {name}: {r.get('date')}, `{r.get('command')}`" for name, r in runs.items()]
     return "\n".join(lines)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", default="llm,fast,fast-10k,lightrag")
+    ap.add_argument("--runs", default="llm,fast,fast-10k,lightrag",
+                    help="which runs; the others' figures are kept from earlier runs (in --work/runs.json)")
     ap.add_argument("--pdf", type=Path, default=PDF)
     ap.add_argument("--tenk", default=TENK, help="FinanceBench PDF name for the fast extractor's 10-K run")
     ap.add_argument("--work", type=Path, default=REPO / ".cache" / "graph_index")
@@ -165,13 +168,16 @@ def main() -> None:
     state_path = args.work / "runs.json"
     runs: dict[str, dict[str, Any]] = json.loads(state_path.read_text()) if state_path.exists() else {}
 
-    def save(name: str, figures: dict[str, Any]) -> None:
-        runs[name] = {**figures, "date": time.strftime("%Y-%m-%d %H:%M"), "command": command()}
-        state_path.write_text(json.dumps(runs, indent=1))
+    def report() -> None:
         meta = {"models": f"{MODEL} (Q4_K_M, llama.cpp, 32k context, no LLM cache) behind a local "
                           "OpenAI-compatible server; all-MiniLM-L6-v2 int8 embeddings; spaCy en_core_web_sm",
                 "pdf": args.pdf.name, "tenk": args.tenk}
         write("graph_index", flatten(runs), markdown(runs, args.pdf, args.tenk), meta)
+
+    def save(name: str, figures: dict[str, Any]) -> None:
+        runs[name] = {**figures, "date": time.strftime("%Y-%m-%d %H:%M"), "command": command()}
+        state_path.write_text(json.dumps(runs, indent=1))
+        report()
         print(f"{name}: {json.dumps(runs[name])}", flush=True)
 
     if "fast" in runs_wanted:
@@ -188,6 +194,7 @@ def main() -> None:
                 save("gechat_llm", run_gechat_llm(args.pdf, args.work, server))
             if "lightrag" in runs_wanted:
                 save("lightrag", run_lightrag_peer(args.pdf, args.work, server, args.lightrag_timeout))
+    report()  # --runs "" rewrites the report from the runs kept in --work
     print(f"wrote {RESULTS / 'graph_index.md'}")
 
 
