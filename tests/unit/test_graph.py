@@ -173,3 +173,14 @@ def test_export_graphml_and_json_keep_provenance(tmp_path: Path) -> None:
     export(ws.store.graph, tmp_path / "g.json", "json")
     data = json.loads((tmp_path / "g.json").read_text())
     assert {n["name"] for n in data["nodes"]} >= {"Marta Kowalski", "Starlight Express"}
+
+
+def test_a_fast_graph_can_be_extended_by_the_llm_extractor(tmp_path: Path) -> None:
+    ws = _ws(tmp_path, graph="fast")
+    (res,) = ws.add([_doc(tmp_path, "a.txt", "Marta Kowalski directed Starlight Express in Warsaw.")])
+    assert res.graph is not None and res.graph.complete
+    (llm,) = ws.build_graph(extractor="llm")
+    assert llm.extractor == "llm" and llm.chunks_done == llm.chunks_total and llm.cost.llm_calls >= 1
+    (again,) = ws.build_graph(extractor="llm")
+    assert again.cost.llm_calls == 0  # nothing left for it
+    assert ws.store.graph.counts()["chunks_done"] == res.graph.chunks_total

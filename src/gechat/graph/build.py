@@ -90,7 +90,7 @@ class GraphBuilder:
         by_chunk: dict[int, list[Sentence]] = {}
         for s in sentences:
             by_chunk.setdefault(s.chunk_id, []).append(s)
-        done = self.store.graph.done_chunks(doc_id)
+        done = self.store.graph.done_chunks(doc_id, self.extractor.name)
         todo = [ChunkText(c.id, doc_id, c.text, by_chunk.get(c.id, [])) for c in chunks if c.id not in done]
         report = BuildReport(doc_id, doc.title, self.extractor.name, len(chunks), len(done))
         if progress:

@@ -43,11 +43,11 @@ CREATE TABLE IF NOT EXISTS relation_mentions (
     keywords TEXT NOT NULL, description TEXT NOT NULL, strength REAL NOT NULL, kind TEXT NOT NULL,
     sentence_ids TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS graph_chunks (
-    chunk_id INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
     doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     extractor TEXT NOT NULL, failed INTEGER NOT NULL, llm_calls INTEGER NOT NULL,
     cache_hits INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
-    seconds REAL NOT NULL);
+    seconds REAL NOT NULL, PRIMARY KEY (chunk_id, extractor));
 CREATE INDEX IF NOT EXISTS emention_entity ON entity_mentions(entity_id);
 CREATE INDEX IF NOT EXISTS emention_key ON entity_mentions(key);
 CREATE INDEX IF NOT EXISTS emention_doc ON entity_mentions(doc_id);
@@ -257,8 +257,10 @@ class GraphTables:
         """Every (normalised name, entity id) the text used, aliases included."""
         return [(str(k), int(e)) for k, e in self._q("SELECT DISTINCT key, entity_id FROM entity_mentions")]
 
-    def done_chunks(self, doc_id: int) -> set[int]:
-        return {int(r[0]) for r in self._q("SELECT chunk_id FROM graph_chunks WHERE doc_id=?", (doc_id,))}
+    def done_chunks(self, doc_id: int, extractor: str) -> set[int]:
+        """Chunks this extractor has done (a fast graph can later be extended by the LLM's)."""
+        return {int(r[0]) for r in self._q("SELECT chunk_id FROM graph_chunks WHERE doc_id=? AND extractor=?",
+                                           (doc_id, extractor))}
 
     def keys_of_chunk(self, chunk_id: int) -> list[tuple[int, str]]:
         return [(int(e), str(k)) for e, k in self._q(
@@ -267,7 +269,8 @@ class GraphTables:
     def cost_by_document(self) -> dict[int, dict[str, float]]:
         out: dict[int, dict[str, float]] = {}
         for row in self._q(
-                "SELECT doc_id, COUNT(*), SUM(failed), SUM(llm_calls), SUM(cache_hits), SUM(prompt_tokens), "
+                "SELECT doc_id, COUNT(DISTINCT chunk_id), SUM(failed), SUM(llm_calls), SUM(cache_hits), "
+                "SUM(prompt_tokens), "
                 "SUM(completion_tokens), SUM(seconds) FROM graph_chunks GROUP BY doc_id"):
             out[int(row[0])] = dict(zip(("chunks", "failed", "llm_calls", "cache_hits", "prompt_tokens",
                                          "completion_tokens", "seconds"), map(float, row[1:]), strict=True))
@@ -281,7 +284,7 @@ class GraphTables:
                 "relations": one("SELECT COUNT(*) FROM relations"),
                 "entity_mentions": one("SELECT COUNT(*) FROM entity_mentions"),
                 "relation_mentions": one("SELECT COUNT(*) FROM relation_mentions"),
-                "chunks_done": one("SELECT COUNT(*) FROM graph_chunks"),
+                "chunks_done": one("SELECT COUNT(DISTINCT chunk_id) FROM graph_chunks"),
                 "chunks_failed": one("SELECT COALESCE(SUM(failed), 0) FROM graph_chunks")}
 
     def generation(self) -> int:
