@@ -21,6 +21,7 @@ from rich.table import Table
 
 from gechat.cli_common import ConfigOpt, MaxCallsOpt, PresetOpt, WorkspaceOpt, cost_line, err, out, settings, workspace
 from gechat.cli_graph import graph_app
+from gechat.cli_serve import serve
 from gechat.errors import GechatError
 from gechat.settings import Settings
 
@@ -199,6 +200,9 @@ def bench(
     out.print(f"wrote {escape(str(path))} and {escape(str(path.with_suffix('.json')))}")
     for key in sorted(k for k in flat if "oracle_f1__" in k or k.startswith(("evidence_score__", "fabricated"))):
         out.print(f"  {key}: {flat[key]}")
+
+
+app.command()(serve)  # defined in its own module; registered here, after bench, for the order in --help
 
 
 def _models_dir(models_dir: Path | None) -> Path:

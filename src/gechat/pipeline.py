@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from gechat.answer import ANSWERERS, Answerer
+from gechat.answer.base import Draft
 from gechat.answer.claims import make_claims
 from gechat.documents import chunk_sentences, load_document, split_sentences
 from gechat.errors import GechatError, StoreError
@@ -36,6 +37,31 @@ from gechat.types import Answer, ChunkHit, Document, Usage
 
 DB_NAME = "gechat.sqlite"
 Progress = Callable[[str, str], None]  # (file, step)
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # retrieve, answer, evidence: what asking is doing now
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # a piece of the answer's raw text, as the LLM generates it
+
+
+@dataclass(frozen=True)
+class Final:
+    answer: Answer
+
+
+AskEvent = Stage | Token | Final
+
+
+@runtime_checkable
+class StreamingAnswerer(Protocol):
+    def stream(self, question: str, contexts: list[ChunkHit]) -> Iterator[str]: ...
+
+    def parse(self, raw: str) -> Draft: ...
 
 
 @dataclass
@@ -210,24 +236,49 @@ class Workspace:
         return doc
 
     # --- questions ---
-    def ask(self, question: str) -> Answer:
+    def check_question(self, question: str) -> str:
+        """The question, stripped; what asking refuses is refused here, before any work."""
         question = question.strip()
         if not question:
             raise GechatError("the question is empty", hint='ask something, e.g. gechat ask "What is X?"')
         if not self.store.documents():
             raise StoreError("this workspace has no documents", hint="add some with `gechat add FILE`")
         self._check_embedder(has_documents=True)
+        return question
+
+    def ask(self, question: str) -> Answer:
+        for event in self.ask_events(question):
+            if isinstance(event, Final):
+                return event.answer
+        raise AssertionError("ask_events ended without an answer")
+
+    def ask_events(self, question: str, *, stream: bool = False) -> Iterator[AskEvent]:
+        """The stages as they happen: Stage, the answer's text as Token deltas (one delta
+        unless ``stream``; streamed usage counts deltas, not exact tokens), then Final."""
+        question = self.check_question(question)
         usage = Usage()
         self.llm.usage = usage
+        yield Stage("retrieve")
         t = time.perf_counter()
         hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
         usage.stage("retrieve").seconds += time.perf_counter() - t
 
+        yield Stage("answer")
         t = time.perf_counter()
+        answerer = self.answerer
         with self.llm.stage("answer"):
-            draft = self.answerer.answer(question, hits)
+            if stream and isinstance(answerer, StreamingAnswerer):
+                pieces = []
+                for delta in answerer.stream(question, hits):
+                    pieces.append(delta)
+                    yield Token(delta)
+                draft = answerer.parse("".join(pieces))
+            else:
+                draft = answerer.answer(question, hits)
+                yield Token(draft.raw or draft.text)
         usage.stage("answer").seconds = time.perf_counter() - t
 
+        yield Stage("evidence")
         t = time.perf_counter()
         claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts)
         # GE-Chat: the reasoning steps search again (graph strategies), so each step's source is a candidate
@@ -240,8 +291,8 @@ class Workspace:
         ev.seconds = time.perf_counter() - t
         if claims:
             ev.prompt_tokens += _scorer_tokens(self.scorer) - before
-        return Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
-                      contexts=hits, raw=draft.raw, usage=usage)
+        yield Final(Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
+                           contexts=hits, raw=draft.raw, usage=usage))
 
     def evidence_pool(self, hits: list[ChunkHit]) -> EvidencePool:
         """The sentences of the retrieved chunks; their titles come with the hits."""
