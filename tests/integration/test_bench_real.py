@@ -38,7 +38,7 @@ def test_quick_bench_with_real_models(tmp_path: Path) -> None:
     assert flat["fabricated_rate__nli"] == 0.0
     for strategy in ("vector", "graph", "hybrid"):  # the retrieval-strategy rows (issue 6)
         assert 0.0 <= flat[f"hotpotqa_retrieved_f1__nli_{strategy}"] <= 1.0
-        assert flat[f"not_verbatim_rate__nli_{strategy}"] == 0.0
+        assert flat[f"hotpotqa_retrieved_not_verbatim_rate__nli_{strategy}"] == 0.0
     meta = flat["meta"]
     assert meta["llm"] == "qwen2.5-coder-0.5b" and "machine" in meta and "command" in meta
     md = (tmp_path / "res" / "evidence.md").read_text()
