@@ -42,10 +42,10 @@ def graph_figures(ws: Workspace) -> dict[str, Any]:
             "failed_chunks": counts["chunks_failed"], "stored_llm_calls": cost.get("llm_calls", 0)}
 
 
-def run_gechat_llm(pdf: Path, work: Path, server: Any) -> dict[str, Any]:
+def run_gechat_llm(pdf: Path, work: Path, server: Any, name: str = "gechat-llm") -> dict[str, Any]:
     s = Settings.load("default", llm_backend="openai", llm_base_url=server.url, llm_model=MODEL, llm_cache=False,
                       graph="llm", llm_timeout_s=900)
-    ws = Workspace(_fresh(work / "gechat-llm"), s)
+    ws = Workspace(_fresh(work / name), s)
     ws.embedder.embed(["warm up"])
     server.reset()
     t0 = time.perf_counter()
@@ -75,7 +75,7 @@ def run_fast(pdf: Path, work: Path) -> dict[str, Any]:
             "steps": {k: round(v, 1) for k, v in res.steps.items()}, **graph_figures(ws)}
 
 
-def run_lightrag_peer(pdf: Path, work: Path, server: Any, timeout_s: int) -> dict[str, Any]:
+def run_lightrag_peer(pdf: Path, work: Path, server: Any, timeout_s: int, name: str = "lightrag") -> dict[str, Any]:
     from lightrag_peer import LIGHTRAG_VERSION, ensure_lightrag_venv, ensure_tiktoken_cache, lightrag_root, run_lightrag
 
     root = lightrag_root()
@@ -85,7 +85,7 @@ def run_lightrag_peer(pdf: Path, work: Path, server: Any, timeout_s: int) -> dic
     text.write_text(load_document(pdf, max_bytes=1 << 30).text, encoding="utf-8")  # the text gechat indexes too
     server.reset()
     t0 = time.perf_counter()
-    out = run_lightrag(text, server.url, MODEL, _fresh(work / "lightrag"), timeout_s, root=root)
+    out = run_lightrag(text, server.url, MODEL, _fresh(work / name), timeout_s, root=root)
     st = server.snapshot()
     return {"version": out.get("version", LIGHTRAG_VERSION), "seconds": round(time.perf_counter() - t0, 1),
             "insert_seconds": out.get("seconds"), "llm_calls": st.calls, "prompt_tokens": st.prompt_tokens,
@@ -93,6 +93,18 @@ def run_lightrag_peer(pdf: Path, work: Path, server: Any, timeout_s: int) -> dic
             "entities": out.get("entities"), "relations": out.get("relations"), "chunks": out.get("chunks"),
             "failed_chunks": out.get("failed_chunks"), "truncated_calls": out.get("llm_calls_truncated"),
             "error": out.get("error"), "errors": out.get("errors", [])[:5]}
+
+
+def excerpt(pdf: Path, pages: int, work: Path) -> Path:
+    """The first ``pages`` pages of ``pdf`` as their own PDF (LLM graph runs on a whole 10-K
+    take hours on 2 cores; both systems get the same excerpt)."""
+    import pymupdf
+
+    out = work / f"{pdf.stem}-p1-{pages}.pdf"
+    with pymupdf.open(pdf) as doc:
+        doc.select(list(range(min(pages, len(doc)))))
+        doc.save(out)
+    return out
 
 
 def _fresh(path: Path) -> Path:
@@ -120,6 +132,12 @@ def flatten(runs: dict[str, dict[str, Any]]) -> dict[str, object]:
     if fast:
         flat.update({"fast_pages_per_second": fast["pages_per_second"], "fast_index_seconds": fast["seconds"],
                      "fast_entities": fast["entities"], "fast_relations": fast["relations"]})
+    g10, lr10 = runs.get("gechat_llm_10k", {}), runs.get("lightrag_10k", {})
+    for prefix, r in (("gechat_10k", g10), ("lightrag_10k", lr10)):
+        if r:
+            flat.update({f"{prefix}_llm_tokens": r["llm_tokens"], f"{prefix}_index_seconds": r["seconds"],
+                         f"{prefix}_failed_chunks": r["failed_chunks"], f"{prefix}_entities": r["entities"],
+                         f"{prefix}_relations": r["relations"]})
     tenk = runs.get("fast_10k", {})
     if tenk:
         flat.update({"fast_10k_pages": tenk["pages"], "fast_10k_seconds": tenk["seconds"],
@@ -133,13 +151,21 @@ ROWS = [("LLM calls", "llm_calls"), ("prompt tokens", "prompt_tokens"), ("comple
         ("failed chunks", "failed_chunks"), ("entities", "entities"), ("relations", "relations")]
 
 
-def markdown(runs: dict[str, dict[str, Any]], pdf: Path, tenk: str) -> str:
-    cols = [("gechat LLM extractor", "gechat_llm"), ("LightRAG", "lightrag"), ("gechat fast extractor", "fast")]
-    lines = [f"## {pdf.name}: the same text, model and server", "",
-             "| | " + " | ".join(c for c, _ in cols) + " |", "|---|" + "---|" * len(cols)]
+def table(runs: dict[str, dict[str, Any]], cols: list[tuple[str, str]]) -> list[str]:
+    lines = ["| | " + " | ".join(c for c, _ in cols) + " |", "|---|" + "---|" * len(cols)]
     for label, key in ROWS:
         cells = [str(runs.get(k, {}).get(key, "–")) for _, k in cols]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown(runs: dict[str, dict[str, Any]], pdf: Path, tenk: str) -> str:
+    cols = [("gechat LLM extractor", "gechat_llm"), ("LightRAG", "lightrag"), ("gechat fast extractor", "fast")]
+    lines = [f"## {pdf.name}: the same text, model and server", "", *table(runs, cols)]
+    if "gechat_llm_10k" in runs or "lightrag_10k" in runs:
+        pages = (runs.get("gechat_llm_10k") or runs.get("lightrag_10k") or {}).get("pdf", "")
+        lines += ["", f"## The first pages of {tenk} ({pages}): the same text, model and server", "",
+                  *table(runs, [("gechat LLM extractor", "gechat_llm_10k"), ("LightRAG", "lightrag_10k")])]
     t = runs.get("fast_10k")
     if t:
         lines += ["", f"## Fast extractor on a 10-K ({tenk}, {t['pages']} pages)", "",
@@ -162,6 +188,8 @@ def main() -> None:
     ap.add_argument("--tenk", default=TENK, help="FinanceBench PDF name for the fast extractor's 10-K run")
     ap.add_argument("--work", type=Path, default=REPO / ".cache" / "graph_index")
     ap.add_argument("--lightrag-timeout", type=int, default=3 * 3600)
+    ap.add_argument("--tenk-pages", type=int, default=5,
+                    help="pages of the 10-K for the LLM runs llm-10k and lightrag-10k (hours for all of it)")
     args = ap.parse_args()
     runs_wanted = [r.strip() for r in args.runs.split(",") if r.strip()]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -184,7 +212,7 @@ def main() -> None:
         save("fast", run_fast(args.pdf, args.work))
     if "fast-10k" in runs_wanted:
         save("fast_10k", run_fast(DATA / "financebench" / "pdfs" / f"{args.tenk}.pdf", args.work))
-    if {"llm", "lightrag"} & set(runs_wanted):
+    if {"llm", "lightrag", "llm-10k", "lightrag-10k"} & set(runs_wanted):
         from gechat.models import EMBEDDERS, LLMS
         from openai_server import LocalServer
 
@@ -194,6 +222,12 @@ def main() -> None:
                 save("gechat_llm", run_gechat_llm(args.pdf, args.work, server))
             if "lightrag" in runs_wanted:
                 save("lightrag", run_lightrag_peer(args.pdf, args.work, server, args.lightrag_timeout))
+            part = excerpt(DATA / "financebench" / "pdfs" / f"{args.tenk}.pdf", args.tenk_pages, args.work)
+            if "llm-10k" in runs_wanted:
+                save("gechat_llm_10k", {**run_gechat_llm(part, args.work, server, "gechat-llm-10k"), "pdf": part.name})
+            if "lightrag-10k" in runs_wanted:
+                save("lightrag_10k", {**run_lightrag_peer(part, args.work, server, args.lightrag_timeout,
+                                                          "lightrag-10k"), "pdf": part.name})
     report()  # --runs "" rewrites the report from the runs kept in --work
     print(f"wrote {RESULTS / 'graph_index.md'}")
 
