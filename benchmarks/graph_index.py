@@ -4,7 +4,7 @@
 
 One local OpenAI-compatible server (benchmarks/openai_server.py) serves the packaged
 Qwen2.5-Coder-1.5B (llama.cpp, 32k context, no cache) and the MiniLM embedder; gechat's
-LLM extractor and LightRAG (lightrag-hku, in its own virtualenv: benchmarks/lightrag_peer.py)
+LLM extractor and LightRAG (lightrag-hku, in its own virtualenv: benchmarks/lightrag_venv.py)
 both index the same PDF's text through it, one after the other, and the server counts every
 call and token. The fast extractor (spaCy, no LLM) indexes the same PDF and a FinanceBench
 10-K. Each run's figures are merged into benchmarks/results/graph_index.{md,json} as it
@@ -76,7 +76,7 @@ def run_fast(pdf: Path, work: Path) -> dict[str, Any]:
 
 
 def run_lightrag_peer(pdf: Path, work: Path, server: Any, timeout_s: int, name: str = "lightrag") -> dict[str, Any]:
-    from lightrag_peer import LIGHTRAG_VERSION, ensure_lightrag_venv, ensure_tiktoken_cache, lightrag_root, run_lightrag
+    from lightrag_venv import LIGHTRAG_VERSION, ensure_lightrag_venv, ensure_tiktoken_cache, lightrag_root, run_lightrag
 
     root = lightrag_root()
     ensure_lightrag_venv(root)

@@ -9,103 +9,28 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from gechat.api import ask_stream, create_app
-from gechat.api.streaming import Final, Stage, Token
+from gechat.api import create_app
 from gechat.api.uploads import safe_name
-from gechat.models.llm.base import Message
 from gechat.pipeline import Workspace
 from gechat.settings import Settings
 from tests.conftest import N18
-
-TEXT = """The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair.
-
-The tower is 330 metres tall. Gustave Eiffel's company designed and built it.
-
-Berlin is the capital of Germany. The Brandenburg Gate stands in Berlin.
-"""
-QUESTION = "When was the Eiffel Tower completed?"
-Resp = Any  # starlette's TestClient answers with httpx2's Response where that is installed, else httpx's
-
-
-def reply(messages: list[Message]) -> str:
-    return ("Answer: The tower was completed in 1889 for the World's Fair.\n"
-            "Thoughts:\n1. The excerpt says it was completed in 1889 for the World's Fair.\n"
-            "2. The tower is 330 metres tall.")
-
-
-def fake_workspace(path: Path, settings: Settings) -> Workspace:
-    from gechat.models.llm.cache import CachedLLM
-    from gechat.models.llm.fake import FakeLLM
-    from gechat.types import Usage
-
-    return Workspace(path, settings, llm=CachedLLM(FakeLLM(reply), None, Usage()))
-
-
-def make_client(tmp_path: Path, **kw: Any) -> TestClient:
-    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
-    app = create_app(tmp_path / "root", settings, workspace_factory=fake_workspace, **kw)
-    return TestClient(app, raise_server_exceptions=False)
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with make_client(tmp_path) as c:
-        yield c
-
-
-def problem(r: Resp, status: int) -> dict[str, Any]:
-    assert r.status_code == status, r.text
-    assert r.headers["content-type"].startswith("application/problem+json")
-    body: dict[str, Any] = r.json()
-    assert body["status"] == status and body["title"] and body["detail"] and body["type"].startswith("urn:")
-    assert "Traceback" not in r.text
-    return body
-
-
-def upload(c: TestClient, ws: str, *files: tuple[str, bytes]) -> Resp:
-    return c.post(f"/v1/workspaces/{ws}/documents", files=[("files", (n, data)) for n, data in files])
-
-
-def wait_job(c: TestClient, r: Resp) -> dict[str, Any]:
-    assert r.status_code == 202, r.text
-    url = r.json()["status_url"]
-    assert r.headers["location"] == url
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        job: dict[str, Any] = c.get(url).json()
-        if job["state"] in ("done", "failed"):
-            return job
-        time.sleep(0.02)
-    raise AssertionError("the job did not finish")
-
-
-def add_text(c: TestClient, ws: str = "a", name: str = "tower.txt", text: str = TEXT) -> dict[str, Any]:
-    c.post("/v1/workspaces", json={"id": ws})
-    job = wait_job(c, upload(c, ws, (name, text.encode())))
-    assert job["state"] == "done", job
-    return job
-
-
-def sse_events(text: str) -> list[tuple[str, str]]:
-    out = []
-    for block in text.split("\n\n"):
-        lines = [ln for ln in block.splitlines() if not ln.startswith(":")]
-        if lines:
-            fields = dict(ln.split(": ", 1) for ln in lines)
-            out.append((fields["event"], fields["data"]))
-    return out
-
-
-def without_usage(answer: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in answer.items() if k != "usage"}
+from tests.unit.api_support import (
+    QUESTION,
+    TEXT,
+    add_text,
+    fake_workspace,
+    make_client,
+    problem,
+    sse_events,
+    upload,
+    wait_job,
+)
 
 
 def test_health_and_workspaces(client: TestClient, tmp_path: Path) -> None:
@@ -197,62 +122,6 @@ def test_too_large_is_413(tmp_path: Path) -> None:
         body = problem(upload(c, "a", ("big.txt", b"word " * 400)), 413)
         assert "big.txt" in body["detail"] and "limit" in body["detail"]
         assert upload(c, "a", ("small.txt", b"Small text.")).status_code == 202
-
-
-def test_ask_returns_grounded_claims(client: TestClient) -> None:
-    doc_id = add_text(client)["files"][0]["document"]["id"]
-    r = client.post("/v1/workspaces/a/ask", json={"question": QUESTION})
-    assert r.status_code == 200, r.text
-    ans = r.json()
-    assert ans["text"] == "The tower was completed in 1889 for the World's Fair."
-    assert [c["source"] for c in ans["claims"]] == ["answer", "thought", "thought"]
-    assert ans["claims"][0]["verdict"] == "supported"
-    text = client.get(f"/v1/workspaces/a/documents/{doc_id}/text").json()["text"]
-    evidence = [e for c in ans["claims"] for e in c["evidence"]]
-    assert evidence and all(text[e["start"]:e["end"]] == e["text"] and e["page"] == 1 for e in evidence)
-    assert all(s["text"] == text[s["start"]:s["end"]] for e in evidence for s in e["sentences"])
-
-
-def test_ask_refusals(client: TestClient) -> None:
-    add_text(client)
-    problem(client.post("/v1/workspaces/a/ask", json={"question": ""}), 422)
-    assert "empty" in problem(client.post("/v1/workspaces/a/ask", json={"question": "   "}), 400)["detail"]
-    body = problem(client.post("/v1/workspaces/a/ask", json={"question": QUESTION, "retriever": "magic"}), 422)
-    assert "vector" in body["hint"]
-    problem(client.post("/v1/workspaces/a/ask", json={}), 422)
-
-
-def test_ask_streaming_equals_non_streaming(client: TestClient) -> None:
-    add_text(client)
-    plain = client.post("/v1/workspaces/a/ask", json={"question": QUESTION}).json()
-    for headers, params in (({"Accept": "text/event-stream"}, {}), ({}, {"stream": "true"})):
-        with client.stream("POST", "/v1/workspaces/a/ask", json={"question": QUESTION}, headers=headers,
-                           params=params) as r:
-            assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-            events = sse_events(r.read().decode())
-        kinds = [k for k, _ in events]
-        assert kinds[-1] == "answer" and kinds.count("answer") == 1
-        tokens = [json.loads(d)["text"] for k, d in events if k == "token"]
-        assert len(tokens) > 5 and kinds.index("token") < kinds.index("answer")
-        streamed = json.loads(events[-1][1])
-        assert "".join(tokens) == streamed["raw"] == plain["raw"]
-        assert without_usage(streamed) == without_usage(plain)
-
-
-def test_ask_stream_equals_workspace_ask(tmp_path: Path) -> None:
-    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
-    ws = fake_workspace(tmp_path / "ws", settings)
-    f = tmp_path / "tower.txt"
-    f.write_text(TEXT)
-    ws.add([f])
-    events = list(ask_stream(ws, QUESTION))
-    assert [e.name for e in events if isinstance(e, Stage)] == ["retrieve", "answer", "evidence"]
-    assert isinstance(events[-1], Final) and not any(isinstance(e, Final) for e in events[:-1])
-    streamed = events[-1].answer
-    expected = ws.ask(QUESTION)
-    assert "".join(e.text for e in events if isinstance(e, Token)) == expected.raw
-    assert streamed.model_dump(exclude={"usage"}) == expected.model_dump(exclude={"usage"})
-    assert streamed.claims and streamed.usage.stages["answer"].calls == 1
 
 
 def test_delete_document(client: TestClient, tmp_path: Path) -> None:
@@ -394,26 +263,3 @@ def test_job_reports_graph_cost(tmp_path: Path) -> None:
     assert f["status"] == "added" and f["graph_error"] is None, f
     g = f["graph"]
     assert g["extractor"] == "fast" and g["chunks_done"] == g["chunks_total"] > 0 and g["llm_calls"] == 0
-
-
-def test_error_during_a_stream_is_an_error_event(tmp_path: Path) -> None:
-    from gechat.errors import ModelError
-    from gechat.models.llm.cache import CachedLLM
-    from gechat.models.llm.fake import FakeLLM
-    from gechat.types import Usage
-
-    def down(messages: list[Message]) -> str:
-        raise ModelError("the LLM server is not answering", hint="start it")
-
-    def factory(path: Path, settings: Settings) -> Workspace:
-        return Workspace(path, settings, llm=CachedLLM(FakeLLM(down), None, Usage()))
-
-    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
-    with TestClient(create_app(tmp_path / "root", settings, workspace_factory=factory)) as c:
-        add_text(c)
-        with c.stream("POST", "/v1/workspaces/a/ask?stream=true", json={"question": QUESTION}) as r:
-            assert r.status_code == 200
-            kind, data = sse_events(r.read().decode())[-1]
-        assert kind == "error" and json.loads(data)["status"] == 503 and json.loads(data)["hint"] == "start it"
-        body = problem(c.post("/v1/workspaces/a/ask", json={"question": QUESTION}), 503)
-        assert body["detail"] == "the LLM server is not answering"

@@ -3,13 +3,19 @@ graph_index.py), driven by gechat's own OpenAI-compatible client, with the fakes
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import httpx
-from benchmarks.openai_server import LocalServer
 
 from gechat.graph.llm_extract import SCHEMA
 from gechat.models.embed import HashingEmbedder
 from gechat.models.llm.fake import FakeLLM
 from gechat.models.llm.openai_compat import OpenAICompatLLM
+
+# the benchmark scripts import each other by module name, as they do when run
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from openai_server import LocalServer
 
 
 def test_complete_stream_schema_embeddings_and_counts() -> None:
