@@ -20,7 +20,7 @@ import numpy as np
 
 from gechat.graph.base import normalise
 from gechat.models.embed_base import Embedder
-from gechat.store.graph import GraphTables
+from gechat.store.graph import EntityRow, GraphTables
 
 SHORTLIST = 0.55
 _SUFFIXES = {"inc", "inc.", "corp", "corp.", "corporation", "co", "co.", "company", "ltd", "ltd.", "llc", "plc",
@@ -68,6 +68,19 @@ def is_alias(a: str, b: str, cosine: float, threshold: float) -> bool:
     return cosine >= threshold and same_numbers(a, b) and contains(a, b)
 
 
+def name_vectors(tables: GraphTables, embedder: Embedder, rows: Sequence[EntityRow]) -> dict[int, np.ndarray]:
+    """Every entity's name embedding; those a re-derivation cleared (the name changed) are
+    embedded now and stored, for resolution and search alike."""
+    vecs = {i: v for i, v in tables.vectors("name_vec").items() if v is not None}
+    missing = [e for e in rows if e.id not in vecs]
+    if missing:
+        fresh = embedder.embed([e.name for e in missing])
+        vecs.update(zip([e.id for e in missing], fresh, strict=True))
+        with tables.lock:
+            tables.set_vectors(tables.db, "name_vec", list(zip([e.id for e in missing], fresh, strict=True)))
+    return vecs
+
+
 class Resolver:
     """Maps names to entity ids, creating entities as needed (inside the caller's transaction)."""
 
@@ -86,15 +99,7 @@ class Resolver:
         if self.embedder is None:
             return
         rows = self.tables.entities()
-        vecs = self.tables.vectors("name_vec")
-        missing = [e for e in rows if vecs.get(e.id) is None]
-        if missing:
-            fresh = self.embedder.embed([e.name for e in missing])
-            for e, v in zip(missing, fresh, strict=True):
-                vecs[e.id] = v
-            with self.tables.lock:
-                self.tables.set_vectors(self.tables.db, "name_vec", list(zip([e.id for e in missing], fresh,
-                                                                             strict=True)))
+        vecs = name_vectors(self.tables, self.embedder, rows)
         self._ids = [e.id for e in rows]
         self._names = [normalise(e.name) for e in rows]
         self._types = [e.type for e in rows]

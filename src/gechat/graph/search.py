@@ -22,7 +22,9 @@ import networkx as nx
 import numpy as np
 
 from gechat.graph.base import normalise
+from gechat.graph.resolve import name_vectors
 from gechat.models.embed_base import Embedder
+from gechat.store.graph import EntityRow
 from gechat.store.sqlite import SQLiteStore
 
 MAX_NGRAM = 6
@@ -69,7 +71,7 @@ class SubgraphSearch:
             ent_places[eid].append((cid, sids))
         missing = [e.id for e in entities if vecs.get(e.id) is None]
         if missing:
-            fresh = self._vectors(missing, ent_places)
+            fresh = self._vectors(missing, ent_places, entities)
             vecs.update(zip(missing, fresh, strict=True))
             with self.store.transaction() as db:
                 tables.set_vectors(db, "vec", list(zip(missing, fresh, strict=True)))
@@ -90,15 +92,12 @@ class SubgraphSearch:
                                dict(ent_places), dict(rel_places))
         return self._loaded
 
-    def _vectors(self, ids: list[int], places: dict[int, list[tuple[int, list[int]]]]) -> np.ndarray:
+    def _vectors(self, ids: list[int], places: dict[int, list[tuple[int, list[int]]]],
+                 entities: list[EntityRow]) -> np.ndarray:
         """An entity's search vector: its name's embedding plus the mean embedding of the
         sentences it was found in (its description, as the text gives it). Both are already
         computed (resolution, indexing), so a 100-page graph costs no extra model time."""
-        names = self.store.graph.vectors("name_vec")
-        no_name = [i for i in ids if names.get(i) is None]
-        if no_name:
-            by_id = {e.id: e.name for e in self.store.graph.entities()}
-            names.update(zip(no_name, self.embedder.embed([by_id[i] for i in no_name]), strict=True))
+        names = name_vectors(self.store.graph, self.embedder, entities)
         sids = sorted({s for i in ids for _, ss in places.get(i, []) for s in ss})
         svecs = dict(zip(sids, self.store.vectors("sentence", sids), strict=True)) if sids else {}
         out = np.zeros((len(ids), self.embedder.dim), np.float32)
