@@ -27,16 +27,19 @@ class EvidencePool(BaseModel):
     titles: dict[int, str]
     vectors: npt.NDArray[np.float32] | None = None  # one row per sentence, if known
 
-    def nearest(self, texts: list[str], embedder: Embedder, k: int) -> list[list[Sentence]]:
-        """For each text, the ``k`` sentences closest by embedding cosine, in document order.
-        The stored sentence vectors are used when the pool has them."""
-        sents = self.sentences
-        if not sents or not texts:
-            return [[] for _ in texts]
+    def sentence_vectors(self, embedder: Embedder) -> npt.NDArray[np.float32]:
+        """One row per sentence: the stored vectors when the pool has them, else embedded now."""
         vecs = self.vectors
-        if vecs is None or len(vecs) != len(sents):
-            vecs = embedder.embed([s.text for s in sents])
-        sims = embedder.embed(texts) @ vecs.T
+        if vecs is None or len(vecs) != len(self.sentences):
+            vecs = embedder.embed([s.text for s in self.sentences])
+        return vecs
+
+    def nearest(self, queries: npt.NDArray[np.float32], embedder: Embedder, k: int) -> list[list[Sentence]]:
+        """For each query vector, the ``k`` sentences closest by cosine, in document order."""
+        sents = self.sentences
+        if not sents or not len(queries):
+            return [[] for _ in queries]
+        sims = queries @ self.sentence_vectors(embedder).T
         return [[sents[i] for i in np.sort(np.argsort(-row)[:k])] for row in sims]
 
     def span_text(self, first: Sentence, last: Sentence) -> str:

@@ -100,7 +100,9 @@ class ReflectionSelector(_LLMSelector):
         self.embedder = embedder
 
     def candidates(self, claims: list[ClaimInput], pool: EvidencePool) -> list[list[Sentence]]:
-        return pool.nearest([c.text for c in claims], self.embedder, self.k)
+        if not claims:
+            return []
+        return pool.nearest(self.embedder.embed([c.text for c in claims]), self.embedder, self.k)
 
     def messages(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool) -> list[Message]:
         listed = "\n".join(PROMPTS["reflect_item"].format(text=s.text) for s in cands)

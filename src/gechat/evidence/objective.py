@@ -47,16 +47,21 @@ class ObjectiveSelector:
         return self.alpha * p_entail.astype(np.float64) - self.beta * pen
 
     def select(self, claims: list[ClaimInput], pool: EvidencePool) -> list[Claim]:
-        ranked = self._preselect(claims, pool)
-        return [self._one(c, cands, pool) for c, cands in zip(claims, ranked, strict=True)]
+        # the claims are embedded once: for the candidate pre-ranking and for the sets' relevance
+        qv = self.embedder.embed([c.text for c in claims]) if self.embedder is not None and claims else None
+        ranked = self._preselect(claims, pool, qv)
+        return [self._one(c, cands, pool, None if qv is None else qv[i])
+                for i, (c, cands) in enumerate(zip(claims, ranked, strict=True))]
 
-    def _preselect(self, claims: list[ClaimInput], pool: EvidencePool) -> list[list[Sentence]]:
+    def _preselect(self, claims: list[ClaimInput], pool: EvidencePool,
+                   qv: npt.NDArray[np.float32] | None) -> list[list[Sentence]]:
         sents = pool.sentences
-        if len(sents) <= self.max_candidates or self.embedder is None or not claims:
+        if len(sents) <= self.max_candidates or self.embedder is None or qv is None:
             return [sents for _ in claims]
-        return pool.nearest([c.text for c in claims], self.embedder, self.max_candidates)
+        return pool.nearest(qv, self.embedder, self.max_candidates)
 
-    def _one(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool) -> Claim:
+    def _one(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool,
+             qv: npt.NDArray[np.float32] | None) -> Claim:
         if not cands:
             return Claim(text=claim.text, source=claim.source, verdict="unsupported")
         texts = [s.text for s in cands]
@@ -69,7 +74,7 @@ class ObjectiveSelector:
         evidence = [pool.evidence([cands[best]], probs[best], float(f[best]), self.name)]
         p_single = float(probs[best, ENTAILMENT])
         if p_single < self.supported or self.set_gain is not None:
-            found = self._best_set(claim, cands, probs, pool)
+            found = self._best_set(claim, cands, probs, pool, qv)
             # a set replaces a supporting single only when it entails clearly more: the
             # single sentence then told only part of the claim (one hop of two)
             if found and (p_single < self.supported or found[0].p_entail >= p_single + (self.set_gain or 0.0)):
@@ -82,14 +87,14 @@ class ObjectiveSelector:
             return Claim(text=claim.text, source=claim.source, verdict="contradicted", evidence=[ev])
         return Claim(text=claim.text, source=claim.source, verdict="unsupported", evidence=evidence)
 
-    def _best_set(self, claim: ClaimInput, cands: list[Sentence], probs: Probs,
-                  pool: EvidencePool) -> list[Evidence] | None:
+    def _best_set(self, claim: ClaimInput, cands: list[Sentence], probs: Probs, pool: EvidencePool,
+                  qv: npt.NDArray[np.float32] | None) -> list[Evidence] | None:
         """Beam search over sets of 2..set_max sentences (adjacent neighbours included) drawn
         from the strongest candidates; the set with the highest F among those that pass the
         threshold wins. Bounded: about set_top^2 / 2 + beam * 2 * set_top pairs per level."""
         by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
         by_id = {s.id: s for s in pool.sentences}
-        top = [cands[int(i)].id for i in np.argsort(-self._relevance(claim, cands, probs, pool))[: self.set_top]]
+        top = [cands[int(i)].id for i in np.argsort(-self._relevance(cands, probs, pool, qv))[: self.set_top]]
 
         def near(i: int) -> list[int]:
             s = by_id[i]
@@ -123,16 +128,16 @@ class ObjectiveSelector:
         p_set, f_set = scored[chosen]
         return [pool.evidence(run, p_set, f_set, self.name) for run in self._runs(ordered(chosen))]
 
-    def _relevance(self, claim: ClaimInput, cands: list[Sentence], probs: Probs,
-                   pool: EvidencePool) -> npt.NDArray[np.float64]:
-        """P_entail plus cosine to the claim: a hop of a multi-hop claim entails little on its
-        own but is close in meaning, so the cosine finds the other hops."""
+    def _relevance(self, cands: list[Sentence], probs: Probs, pool: EvidencePool,
+                   qv: npt.NDArray[np.float32] | None) -> npt.NDArray[np.float64]:
+        """P_entail plus cosine to the claim (``qv``): a hop of a multi-hop claim entails little
+        on its own but is close in meaning, so the cosine finds the other hops."""
         rel = probs[:, ENTAILMENT].astype(np.float64)
-        if self.embedder is None or pool.vectors is None or len(pool.vectors) != len(pool.sentences):
+        if qv is None or pool.vectors is None or len(pool.vectors) != len(pool.sentences):
             return rel
         row = {s.id: i for i, s in enumerate(pool.sentences)}
         vecs = pool.vectors[[row[s.id] for s in cands]]
-        cos: npt.NDArray[np.float64] = (vecs @ self.embedder.embed([claim.text])[0]).astype(np.float64)
+        cos: npt.NDArray[np.float64] = (vecs @ qv).astype(np.float64)
         return rel + cos
 
     @staticmethod
