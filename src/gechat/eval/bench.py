@@ -271,11 +271,8 @@ def _verbatim(claims: Sequence[Claim], pool: EvidencePool) -> tuple[int, int]:
     for c in claims:
         for e in c.evidence:
             shown += 1
-            for s in e.sentences:
-                chunk = pool.chunks.get(s.chunk_id)
-                if chunk is None or chunk.text[s.start - chunk.start : s.end - chunk.start] != s.text:
-                    bad += 1
-                    break
+            if any(s.chunk_id not in pool.chunks or pool.span_text(s, s) != s.text for s in e.sentences):
+                bad += 1
     return shown, bad
 
 
