@@ -119,11 +119,13 @@ class SubgraphSearch:
                     found |= keys[key]
         return found
 
-    def search(self, text: str) -> SubgraphHit:
+    def search(self, text: str, q: np.ndarray | None = None) -> SubgraphHit:
+        """``q``: the text's embedding, when the caller has it already."""
         data = self._load()
         if not data.ids:
             return SubgraphHit()
-        q = self.embedder.embed([text])[0]
+        if q is None:
+            q = self.embedder.embed([text])[0]
         sims = data.matrix @ q
         seeds: dict[int, float] = {}
         for eid in self.lexical(text, data.keys):

@@ -59,21 +59,20 @@ class HybridRetriever:
     def __init__(self, store: SQLiteStore, vector: VectorRetriever, graph: GraphRetriever) -> None:
         self.store, self.vector, self.graph = store, vector, graph
 
-    def _graph_ranking(self, question: str, sentences: bool) -> list[tuple[int, float]]:
+    def _rankings(self, question: str, kind: str, pool: int) -> tuple[list[tuple[int, float]], ...]:
+        """Vector and graph rankings of chunks or sentences, from one embedding of the question."""
+        q = self.vector.embedder.embed([question])[0]
+        vector = self.store.search(kind, q, pool)
         if self.graph.search.is_empty():  # no graph (yet): plain vector retrieval
-            return []
-        hit = self.graph.search.search(question)
-        return hit.sentences if sentences else hit.chunks
+            return (vector,)
+        hit = self.graph.search.search(question, q)
+        return vector, (hit.sentences if kind == "sentence" else hit.chunks)[:pool]
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:
-        q = self.vector.embedder.embed([question])[0]
-        pool = max(k, 20)
-        fused = fuse(self.store.search("chunk", q, pool), self._graph_ranking(question, False)[:pool], k=k)
-        return hits_for(self.store, fused)
+        return hits_for(self.store, fuse(*self._rankings(question, "chunk", max(k, 20)), k=k))
 
     def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
-        pool = max(k, 50)
-        return fuse(self.vector.rank_sentences(question, pool), self._graph_ranking(question, True)[:pool], k=k)
+        return fuse(*self._rankings(question, "sentence", max(k, 50)), k=k)
 
     def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
         if self.graph.search.is_empty():
