@@ -45,8 +45,10 @@ class GraphRetriever:
     def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
         seen = {h.chunk.id for h in hits}
         extra: list[tuple[int, float]] = []
-        for text in texts:
-            for cid, score in self.search.search(text).chunks[:PER_THOUGHT]:
+        if not texts:
+            return hits
+        for text, q in zip(texts, self.search.embedder.embed(list(texts)), strict=True):
+            for cid, score in self.search.search(text, q).chunks[:PER_THOUGHT]:
                 if cid not in seen:
                     seen.add(cid)
                     extra.append((cid, score))
