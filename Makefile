@@ -14,8 +14,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LLAMA_VERSION := 0.3.36
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PYTEST_ARGS ?=
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install models demo test test-fast bench bench-quick bench-graph lint clean help
+.PHONY: install models browser demo test test-fast bench bench-quick bench-graph lint clean help
 
 help:
 	@echo "make demo   - install what is missing, then answer a question about a real PDF"
@@ -59,8 +60,14 @@ demo: install
 	$(BIN)/gechat add "$(DEMO_PDF)" -w "$(DEMO_WS)"
 	$(BIN)/gechat ask "$(DEMO_QUESTION)" -w "$(DEMO_WS)"
 
-test: models
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+# The web page tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
+browser:
+	@command -v chromium >/dev/null || { echo "installing Debian's chromium for the web page tests"; \
+	  $(SUDO) apt-get install -y -q chromium >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q chromium >/dev/null; }; }
+
+test: models browser
+	GECHAT_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)

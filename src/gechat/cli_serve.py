@@ -40,7 +40,7 @@ def serve(
     if not _is_loopback(host) and api_key is None:
         err.print(f"[yellow]warning:[/] listening on {host} without an API key (set ${api_key_env})")
     app = create_app(root, settings(preset, config), api_key=api_key, max_upload_mb=max_upload_mb)
-    err.print(f"gechat API on http://{host}:{port}/v1 (docs at /docs), workspaces in {root}"
+    err.print(f"gechat on http://{host}:{port}/ (the page; API under /v1, its docs at /docs), workspaces in {root}"
               + (", API key required" if api_key else ""))
     # one process: jobs and the model live in its memory
     uvicorn.run(app, host=host, port=port, log_level="info")

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import gechat
@@ -23,7 +25,8 @@ from gechat.api.state import ServerState
 from gechat.api.workspaces import WorkspaceFactory, WorkspaceRegistry
 from gechat.settings import Settings
 
-OPEN_PATHS = frozenset({"/v1/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"})
+OPEN_PATHS = frozenset({"/v1/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/"})
+WEB_DIR = Path(__file__).with_name("web")  # the page: static files, no build step
 
 
 class GechatAPI(FastAPI):
@@ -77,6 +80,12 @@ def create_app(root: Path, settings: Settings, *, api_key: str | None = None, ma
     install_handlers(app)
     app.include_router(routes_workspaces.router)
     app.include_router(routes_documents.router)
+    app.mount("/web", StaticFiles(directory=WEB_DIR), name="web")
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
     if api_key:
         app.add_middleware(ApiKeyMiddleware, key=api_key)
     return app
@@ -91,7 +100,9 @@ class ApiKeyMiddleware:
         self.key = key.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS or self._allowed(scope):
+        path = scope.get("path", "")
+        # the page itself holds no data: it asks for the key when the API answers 401
+        if scope["type"] != "http" or path in OPEN_PATHS or path.startswith("/web/") or self._allowed(scope):
             await self.app(scope, receive, send)
             return
         p = Problem(type="urn:gechat:problem:unauthorized", title="Unauthorized", status=401,

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from gechat.retrieve import RETRIEVERS
 from gechat.types import Document
 
 WS_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -127,4 +128,5 @@ class JobAccepted(BaseModel):
 
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
-    retriever: str | None = Field(default=None, description="vector, graph or hybrid; default: the server's setting")
+    retriever: str | None = Field(default=None, description="default: the server's setting",
+                                  json_schema_extra={"enum": [*RETRIEVERS.names(), None]})

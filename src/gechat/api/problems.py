@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route
 
 from gechat.errors import ConfigError, GechatError, LoadError, ModelError, StoreError, UnsupportedFileError
 
@@ -104,9 +105,13 @@ def install_handlers(app: FastAPI) -> None:
         assert isinstance(exc, StarletteHTTPException)
         p = Problem(type=f"urn:gechat:problem:{code_of(exc.status_code)}", title=HTTPStatus(exc.status_code).phrase,
                     status=exc.status_code, detail=str(exc.detail))
+        headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 404:
             p.hint = "GET /docs lists the routes"
-        return problem_response(p, headers=getattr(exc, "headers", None))
+        elif exc.status_code == 405:
+            # Starlette's Allow names only the first route on the path; a path has one per method
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return problem_response(p, headers=headers or None)
 
     async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -126,6 +131,14 @@ def install_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(Exception, internal_error)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
+            methods |= route.methods
+    return sorted(methods)
 
 
 def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

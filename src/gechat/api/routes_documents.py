@@ -22,7 +22,7 @@ router = APIRouter(prefix="/v1/workspaces/{ws}", tags=["documents"])
 DOC = "/documents/{doc_id}"
 
 
-@router.post("/documents", status_code=202, responses=responses(401, 404, 413, 415))
+@router.post("/documents", status_code=202, responses=responses(400, 401, 404, 413, 415))
 def upload(h: Handle, state: State, response: Response, files: Annotated[list[UploadFile], File(
         description="One or more of .pdf .docx .txt .md .html")]) -> JobAccepted:
     """Checks every file (type by suffix and first bytes, size) before keeping any, then adds

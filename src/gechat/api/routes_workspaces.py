@@ -29,7 +29,7 @@ def list_workspaces(state: State) -> WorkspaceList:
     return WorkspaceList(workspaces=state.workspaces.ids())
 
 
-@router.post("/workspaces", status_code=201, tags=["workspaces"], responses=responses(401, 409))
+@router.post("/workspaces", status_code=201, tags=["workspaces"], responses=responses(400, 401, 409))
 def create_workspace(body: WorkspaceCreate, state: State, response: Response) -> WorkspaceOut:
     state.workspaces.create(body.id)
     response.headers["Location"] = f"/v1/workspaces/{body.id}"

@@ -27,7 +27,10 @@ log = logging.getLogger("gechat.api")
 KEEPALIVE_S = 10.0  # an SSE comment this often keeps proxies from closing a quiet stream
 POLL_S = 1.0  # how soon a stream notices its client has gone (and stops the model)
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}  # no proxy may buffer the stream
-SSE_DOC = {"content": {"text/event-stream": {"schema": {"type": "string"}}}}  # for the OpenAPI schema
+# for the OpenAPI schema: what each event of a stream holds (its `data` is one line of JSON)
+SSE_DOC = {"content": {"text/event-stream": {"schema": {
+    "type": "object", "required": ["data"],
+    "properties": {"event": {"type": "string"}, "data": {"type": "string"}, "id": {"type": "string"}}}}}}
 
 
 def check_question(ws: Workspace, question: str) -> str:

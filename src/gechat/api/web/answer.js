@@ -1,0 +1,89 @@
+// The answer panel: the streamed draft, then the answer with its claims coloured by verdict,
+// the reasoning steps with theirs, and what the answer cost.
+
+const $ = (id) => document.getElementById(id);
+const STAGES = { retrieve: "finding passages…", retrieving: "finding passages…", answer: "writing…",
+  answering: "writing…", evidence: "checking every claim against the documents…", correct: "correcting…" };
+
+export function renderDraft(raw, stage) {
+  $("stage").textContent = STAGES[stage] || `${stage}…`;
+  $("answer-text").textContent = raw;
+  $("answer-text").classList.add("draft");
+  $("corrected").hidden = true;
+  $("claims").replaceChildren();
+  $("steps").replaceChildren();
+  $("usage").textContent = "";
+}
+
+function entailment(claim) {
+  return claim.evidence.length ? Math.max(...claim.evidence.map((e) => e.p_entail)) : null;
+}
+
+function claimButton(claim, n, onSelect) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = `claim ${claim.verdict}`;
+  b.setAttribute("aria-pressed", "false");
+  b.dataset.verdict = claim.verdict;
+  const p = entailment(claim);
+  b.innerHTML = "<span class='verdict'></span><span class='claim-text'></span><span class='score'></span>";
+  b.children[0].textContent = claim.verdict;
+  b.children[1].textContent = claim.text;
+  b.children[2].textContent = p === null ? "no evidence" : `entailment ${p.toFixed(2)}`;
+  b.setAttribute("aria-label", `Claim ${n}, ${claim.verdict}` +
+    (p === null ? ", no evidence" : `, entailment ${p.toFixed(2)}`) + `: ${claim.text}`);
+  b.addEventListener("click", () => onSelect(claim, b));
+  return b;
+}
+
+// The answer's text with each claim that appears in it underlined in its verdict's colour.
+function answerText(text, claims) {
+  const p = $("answer-text");
+  p.classList.remove("draft");
+  p.replaceChildren();
+  let pos = 0;
+  const found = claims.map((c) => [text.indexOf(c.text), c]).filter(([i]) => i >= 0).sort((a, b) => a[0] - b[0]);
+  for (const [i, c] of found) {
+    if (i < pos) continue;
+    p.append(text.slice(pos, i));
+    const span = document.createElement("span");
+    span.className = `inline ${c.verdict}`;
+    span.textContent = c.text;
+    span.title = c.verdict;
+    p.append(span);
+    pos = i + c.text.length;
+  }
+  p.append(text.slice(pos));
+}
+
+export function renderAnswer(answer, onSelect) {
+  $("stage").textContent = "";
+  const mine = answer.claims.filter((c) => c.source === "answer");
+  answerText(answer.text, mine);
+  const corrected = $("corrected");
+  corrected.hidden = !answer.corrected;
+  corrected.textContent = answer.corrected ? `Corrected: ${answer.corrected}` : "";
+  let n = 0;
+  const claims = $("claims");
+  claims.replaceChildren(...mine.map((c) => {
+    const li = document.createElement("li");
+    li.append(claimButton(c, ++n, onSelect));
+    return li;
+  }));
+  if (!mine.length) claims.innerHTML = "<li class='muted'>The answer makes no claim to check.</li>";
+  const stepClaims = answer.claims.filter((c) => c.source === "thought");
+  const steps = $("steps");
+  steps.replaceChildren(...answer.thoughts.map((t) => {
+    const li = document.createElement("li");
+    const own = stepClaims.filter((c) => t.includes(c.text));
+    if (!own.length) li.textContent = t;
+    for (const c of own) li.append(claimButton(c, ++n, onSelect));
+    return li;
+  }));
+  if (!answer.thoughts.length) steps.innerHTML = "<li class='muted'>No reasoning steps.</li>";
+  const u = answer.usage || {};
+  const secs = Object.values(u.stages || {}).reduce((s, x) => s + x.seconds, 0);
+  const counts = ["supported", "unsupported", "contradicted"]
+    .map((v) => `${answer.claims.filter((c) => c.verdict === v).length} ${v}`).join(", ");
+  $("usage").textContent = `${answer.claims.length} claims: ${counts}. ${secs.toFixed(1)} s.`;
+}

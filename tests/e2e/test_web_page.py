@@ -1,0 +1,150 @@
+"""The web page in headless Chromium, over the real API with a scripted LLM: upload a PDF,
+ask, click a claim, and check the highlight lies on the right page over the evidence text.
+
+The PDF is made here, so where every sentence stands on its page is known independently of
+gechat's own extraction (PyMuPDF's search of the drawn text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import pytest
+
+from gechat.api import create_app
+from gechat.settings import Settings
+from tests.e2e.web_support import browser_page, page_rect, serve
+from tests.unit.api_support import QUESTION, fake_workspace
+
+EVIDENCE = "It was completed in 1889 for the World's Fair."
+PAGE_1 = "Berlin is the capital of Germany. The Brandenburg Gate stands in Berlin. The river Spree flows through it."
+PAGE_2 = ("The Eiffel Tower is in Paris. " + EVIDENCE + " The tower is 330 metres tall. "
+          "Gustave Eiffel's company designed and built it.")
+
+
+def make_pdf(path: Path) -> None:
+    doc = pymupdf.open()  # type: ignore[no-untyped-call]
+    for text in (PAGE_1, PAGE_2):
+        page = doc.new_page(width=595, height=842)  # type: ignore[no-untyped-call]
+        page.insert_textbox(pymupdf.Rect(72, 300, 523, 600), text, fontsize=13)  # type: ignore[no-untyped-call]
+    doc.save(path)  # type: ignore[no-untyped-call]
+
+
+def line_rects(pdf: Path, page_no: int, text: str) -> list[tuple[float, float, float, float]]:
+    """Where the text stands on the page, one rectangle per line, as fractions of the page size."""
+    with pymupdf.open(pdf) as doc:  # type: ignore[no-untyped-call]
+        page = doc[page_no - 1]
+        hits = page.search_for(text)
+        assert hits, f"{text!r} not found on page {page_no}"
+        w, h = page.rect.width, page.rect.height
+        return [(r.x0 / w, r.y0 / h, r.x1 / w, r.y1 / h) for r in hits]
+
+
+def overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Intersection over union of two rectangles."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / area if area else 0.0
+
+
+def highlight_rects(page: Any, page_no: int) -> list[tuple[float, ...]]:
+    n = page.locator(f".page[data-page='{page_no}'] .hl").count()
+    rects = [page_rect(page, f".page[data-page='{page_no}'] .hl >> nth={i}") for i in range(n)]
+    return [(r["x0"], r["y0"], r["x1"], r["y1"]) for r in rects]
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[str]:
+    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
+    app = create_app(tmp_path / "root", settings, workspace_factory=fake_workspace)
+    with serve(app) as url:
+        yield url
+
+
+def upload_and_ask(page: Any, pdf: Path) -> None:
+    page.set_input_files("#files", str(pdf))
+    page.wait_for_selector("#doc-list button.doc:has-text('sample')")
+    page.wait_for_selector(".page[data-page='2']")
+    page.fill("#question", QUESTION)
+    page.press("#question", "Enter")  # Enter asks, as the placeholder says
+    page.wait_for_selector("button.claim")
+
+
+def test_upload_ask_click_claim_highlights_the_evidence_on_its_page(site: str, tmp_path: Path) -> None:
+    pdf = tmp_path / "sample.pdf"
+    make_pdf(pdf)
+    with browser_page(site) as page:
+        upload_and_ask(page, pdf)
+        claim = page.locator("#claims button.claim").first
+        assert claim.get_attribute("data-verdict") == "supported"
+        assert "entailment 0." in claim.inner_text()
+        assert page.locator("#steps li").count() == 2
+        claim.click()
+        page.wait_for_selector(".page .hl")
+        shown = page.locator("#evidence-list button.evidence.current")
+        sentence = shown.locator("q").inner_text()
+        assert sentence in PAGE_2 and "p. 2 · entailment 0." in shown.inner_text()
+        assert page.locator(".page[data-page='1'] .hl").count() == 0
+        got = highlight_rects(page, 2)
+        want = line_rects(pdf, 2, sentence)
+        # every line of the sentence is highlighted, and nothing else: each rectangle on the
+        # screen matches one from the PDF's own search for the sentence's text
+        assert len(got) == len(want), (got, want)
+        for r in got:
+            assert max(overlap(r, w) for w in want) > 0.6, (r, want)
+        for w in want:
+            assert max(overlap(r, w) for r in got) > 0.6, (w, got)
+        assert page.locator(".page[data-page='2'] img").get_attribute("src")  # the page image was loaded
+        in_view = page.eval_on_selector(".page .hl", """el => {
+            const v = document.getElementById('pages').getBoundingClientRect(), r = el.getBoundingClientRect();
+            return r.top >= v.top && r.bottom <= v.bottom; }""")
+        assert in_view, "the view did not scroll to the evidence"
+
+
+def test_claims_work_from_the_keyboard(site: str, tmp_path: Path) -> None:
+    pdf = tmp_path / "sample.pdf"
+    make_pdf(pdf)
+    with browser_page(site) as page:
+        upload_and_ask(page, pdf)
+        page.focus("#claims button.claim")
+        page.keyboard.press("ArrowDown")  # to the first reasoning step's claim
+        focused = page.evaluate("document.activeElement.closest('ol').id")
+        assert focused == "steps"
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".page[data-page='2'] .hl")
+        assert page.get_attribute("#claims button.claim", "aria-pressed") == "true"
+
+
+def test_text_documents_are_highlighted_by_offsets(site: str, tmp_path: Path) -> None:
+    note = tmp_path / "note.txt"
+    # a character outside the BMP first: its offsets differ between Python and JavaScript
+    note.write_text("\U0001F5FC Notes.\n\n" + PAGE_2 + "\n", encoding="utf-8")
+    with browser_page(site) as page:
+        page.set_input_files("#files", str(note))
+        page.wait_for_selector(".text-doc")
+        page.fill("#question", QUESTION)
+        page.click("#ask")
+        page.click("#claims button.claim")
+        page.wait_for_selector(".text-doc mark.hl")
+        marked = page.locator(".text-doc mark.hl").all_inner_texts()
+        evidence = page.locator("#evidence-list button.evidence.current q").inner_text()
+        # the evidence's sentences, each marked exactly (wrong offsets would shift every mark)
+        assert " ".join(marked) == evidence and evidence in PAGE_2
+
+
+def test_errors_are_shown_not_thrown(site: str, tmp_path: Path) -> None:
+    bad = tmp_path / "fake.pdf"
+    bad.write_text("not a pdf at all")
+    with browser_page(site) as page:
+        page.set_input_files("#files", str(bad))
+        notice = page.wait_for_selector("#notice:not([hidden])")
+        assert "fake.pdf" in notice.inner_text()
+        page.fill("#question", QUESTION)
+        page.click("#ask")  # no documents yet: the API's problem is shown
+        page.wait_for_function("document.getElementById('notice').innerText.includes('no documents')")
