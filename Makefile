@@ -12,6 +12,8 @@ export GECHAT_HOME ?= $(CACHE)/gechat
 export GECHAT_MODELS_DIR ?= $(CACHE)/models
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LLAMA_VERSION := 0.3.36
+CPU_TAG := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)
+LLAMA_WHEELS := $(CACHE)/wheels/native-$(CPU_TAG)
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PYTEST_ARGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -32,14 +34,16 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	# torch first, exactly this version (a local CPU build): anything else pulls CUDA.
 	$(BIN)/pip install -q torch==2.13.0
-	# llama-cpp-python builds from source; build once, portably, into our wheel cache.
+	# llama-cpp-python builds from source, once per CPU kind, for this CPU's instructions
+	# (AVX-512 where there is one: prompts ~30% faster than a portable build). The wheel is
+	# cached under a hash of the CPU's flags, so it is never reused on a CPU that lacks them.
 	@if ! $(BIN)/python -c "import llama_cpp" 2>/dev/null; then \
-	  if ! ls $(CACHE)/wheels/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then \
-	    echo "building llama-cpp-python $(LLAMA_VERSION) (about 6-8 minutes, once)"; \
-	    CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip wheel -q --no-deps --no-cache-dir \
-	      -w $(CACHE)/wheels llama-cpp-python==$(LLAMA_VERSION); \
+	  if ! ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then \
+	    echo "building llama-cpp-python $(LLAMA_VERSION) for this CPU (15-20 minutes on 2 cores, once)"; \
+	    CMAKE_ARGS="-DGGML_NATIVE=ON" $(BIN)/pip wheel -q --no-deps --no-cache-dir \
+	      -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION); \
 	  fi; \
-	  $(BIN)/pip install -q $(CACHE)/wheels/llama_cpp_python-$(LLAMA_VERSION)-*.whl; \
+	  $(BIN)/pip install -q $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl; \
 	fi
 	$(BIN)/pip install -q -e ".[llm,models,hf,dev]"
 	@$(BIN)/python -c "import torch, sys; v = torch.__version__; sys.exit(0 if v.startswith('2.13.0') else f'torch {v} installed, expected 2.13.0')"
