@@ -83,6 +83,7 @@ bench: models
 	$(BIN)/python benchmarks/nli.py
 	$(BIN)/python benchmarks/latency.py
 	$(BIN)/python benchmarks/retrieval.py
+	$(BIN)/python benchmarks/api.py
 
 # gechat's graph extractors against LightRAG (installed in its own venv under .cache/lightrag);
 # about an hour on 2 cores, most of it LightRAG
