@@ -64,6 +64,11 @@ class StreamingAnswerer(Protocol):
     def parse(self, raw: str) -> Draft: ...
 
 
+@runtime_checkable
+class PrefillingAnswerer(Protocol):
+    def prefill(self, question: str, contexts: list[ChunkHit]) -> bool: ...
+
+
 @dataclass
 class AddResult:
     path: str
@@ -251,6 +256,18 @@ class Workspace:
             if isinstance(event, Final):
                 return event.answer
         raise AssertionError("ask_events ended without an answer")
+
+    def prepare(self, question: str) -> bool:
+        """Retrieves for ``question`` and has the model read the answer's prompt now, so that
+        asking it (or a question that retrieves the same excerpts) starts writing at once.
+        For a question still being typed. False when the answerer or model cannot prefill,
+        or when the answer is already cached."""
+        question = self.check_question(question)
+        answerer = self.answerer
+        if not isinstance(answerer, PrefillingAnswerer):
+            return False
+        hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
+        return answerer.prefill(question, hits)
 
     def ask_events(self, question: str, *, stream: bool = False) -> Iterator[AskEvent]:
         """The stages as they happen: Stage, the answer's text as Token deltas (one delta

@@ -7,6 +7,7 @@ gechat's own extraction (PyMuPDF's search of the drawn text).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,23 @@ def test_errors_are_shown_not_thrown(site: str, tmp_path: Path) -> None:
         page.fill("#question", QUESTION)
         page.click("#ask")  # no documents yet: the API's problem is shown
         page.wait_for_function("document.getElementById('notice').innerText.includes('no documents')")
+
+
+def test_typing_a_question_has_the_model_read_its_excerpts_ahead(tmp_path: Path) -> None:
+    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
+    app = create_app(tmp_path / "root", settings, workspace_factory=fake_workspace)
+    note = tmp_path / "note.txt"
+    note.write_text(PAGE_2)
+    with serve(app) as url, browser_page(url) as page:
+        page.set_input_files("#files", str(note))
+        page.wait_for_selector(".text-doc")
+        llm = app.state.gechat.workspaces.get("default").workspace().llm.inner
+        page.type("#question", QUESTION, delay=40)  # keystrokes, as a person types
+        deadline = time.monotonic() + 10
+        while not any(QUESTION in m[-1]["content"] for m in llm.prefilled) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(QUESTION in m[-1]["content"] for m in llm.prefilled), llm.prefilled
+        assert not llm.calls  # read ahead, nothing answered yet
+        page.press("#question", "Enter")
+        page.wait_for_selector("#claims button.claim")
+        assert llm.calls[-1][0] == llm.prefilled[-1]  # the ask's prompt is the one read ahead

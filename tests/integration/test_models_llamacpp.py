@@ -70,6 +70,18 @@ def test_llamacpp_answers(small_llm: object, capfd: pytest.CaptureFixture[str]) 
     assert capfd.readouterr().out == ""  # llama.cpp must not write to stdout
 
 
+def test_prefill_reads_the_prompt_and_changes_no_answer(small_llm: object) -> None:
+    from gechat.models.llm.llamacpp import LlamaCppLLM
+
+    assert isinstance(small_llm, LlamaCppLLM)
+    ref = small_llm.complete(Q, max_tokens=8)
+    small_llm.complete([{"role": "user", "content": "Say hello."}], max_tokens=4)  # the KV cache now holds another
+    assert small_llm.prefill(Q)
+    with small_llm.shared.use() as llama:
+        assert llama.n_tokens == ref.prompt_tokens  # exactly the prompt is read, nothing generated kept
+    assert "".join(small_llm.stream(Q, max_tokens=8)) == ref.text
+
+
 def test_llamacpp_json_schema(small_llm: object) -> None:
     from gechat.models.llm.llamacpp import LlamaCppLLM
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -100,3 +101,35 @@ def test_error_during_a_stream_is_an_error_event(tmp_path: Path) -> None:
         assert kind == "error" and json.loads(data)["status"] == 503 and json.loads(data)["hint"] == "start it"
         body = problem(c.post("/v1/workspaces/a/ask", json={"question": QUESTION}), 503)
         assert body["detail"] == "the LLM server is not answering"
+
+
+def fake_llm(client: TestClient, ws: str = "a") -> Any:
+    return client.app.state.gechat.workspaces.get(ws).workspace().llm.inner  # type: ignore[attr-defined]
+
+
+def test_prepare_reads_the_prompt_the_ask_then_sends(client: TestClient) -> None:
+    add_text(client)
+    r = client.post("/v1/workspaces/a/ask/prepare", json={"question": QUESTION})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"prepared": True, "busy": False}
+    llm = fake_llm(client)
+    assert len(llm.prefilled) == 1 and not llm.calls  # read, not answered
+    client.post("/v1/workspaces/a/ask?stream=true", json={"question": QUESTION})
+    assert llm.calls[-1][0] == llm.prefilled[0]  # the very prompt: llama.cpp reuses all of it
+
+
+def test_prepare_never_waits_for_a_busy_model(client: TestClient) -> None:
+    from gechat.api.locks import LLM_LOCK
+
+    add_text(client)
+    with LLM_LOCK:
+        r = client.post("/v1/workspaces/a/ask/prepare", json={"question": QUESTION})
+    assert r.json() == {"prepared": False, "busy": True}
+    assert not fake_llm(client).prefilled
+
+
+def test_prepare_refuses_what_ask_refuses(client: TestClient) -> None:
+    client.post("/v1/workspaces", json={"id": "a"})
+    assert "no documents" in problem(client.post("/v1/workspaces/a/ask/prepare", json={"question": QUESTION}),
+                                     409)["detail"]
+    problem(client.post("/v1/workspaces/nope/ask/prepare", json={"question": QUESTION}), 404)

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from gechat.answer.base import Draft
 from gechat.answer.parser import parse_cot
-from gechat.models.llm.base import LLM, Message
+from gechat.models.llm.base import LLM, Message, Prefiller
+from gechat.models.llm.cache import CachedLLM
 from gechat.prompts import PROMPTS
 from gechat.types import ChunkHit
 
@@ -34,6 +35,14 @@ class CoTAnswerer:
     def stream(self, question: str, contexts: list[ChunkHit]) -> Iterator[str]:
         """Text deltas as they are generated; feed the joined text to ``parse``."""
         yield from self.llm.stream(self.messages(question, contexts), max_tokens=self.max_tokens)
+
+    def prefill(self, question: str, contexts: list[ChunkHit]) -> bool:
+        """Has the model read this answer's prompt ahead of ``stream``/``answer``; False when
+        it cannot, or when the answer is already in the LLM cache."""
+        messages = self.messages(question, contexts)
+        if isinstance(self.llm, CachedLLM) and self.llm.has(messages, max_tokens=self.max_tokens):
+            return False
+        return isinstance(self.llm, Prefiller) and self.llm.prefill(messages)
 
     def parse(self, raw: str) -> Draft:
         parsed = parse_cot(raw, self.max_thoughts)

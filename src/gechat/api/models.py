@@ -130,3 +130,8 @@ class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
     retriever: str | None = Field(default=None, description="default: the server's setting",
                                   json_schema_extra={"enum": [*RETRIEVERS.names(), None]})
+
+
+class Prepared(BaseModel):
+    prepared: bool = Field(description="The model has read this question's excerpts: asking it now starts at once")
+    busy: bool = Field(description="The model was answering another question; nothing was done")

@@ -9,7 +9,16 @@ from fastapi import APIRouter, File, Query, Request, Response, UploadFile
 from fastapi.responses import StreamingResponse
 
 from gechat.api.locks import LLM_LOCK
-from gechat.api.models import AskRequest, DocumentList, DocumentOut, DocumentText, JobAccepted, PageList, PageSize
+from gechat.api.models import (
+    AskRequest,
+    DocumentList,
+    DocumentOut,
+    DocumentText,
+    JobAccepted,
+    PageList,
+    PageSize,
+    Prepared,
+)
 from gechat.api.pages import render_png
 from gechat.api.problems import ApiError, responses
 from gechat.api.state import Handle, State
@@ -106,6 +115,22 @@ def ask(body: AskRequest, h: Handle, request: Request,
                                  media_type="text/event-stream", headers=SSE_HEADERS)
     with LLM_LOCK:
         return ws.ask(question)
+
+
+@router.post("/ask/prepare", tags=["ask"], responses=responses(400, 401, 404, 409, 503))
+def prepare(body: AskRequest, h: Handle) -> Prepared:
+    """Has the model read the excerpts this question retrieves, so that asking it, or a
+    question that retrieves the same excerpts, starts answering at once: the page sends the
+    question here while it is still being typed. Never waits: when the model is busy with
+    a question, it does nothing."""
+    ws = h.for_retriever(body.retriever)
+    question = check_question(ws, body.question)
+    if not LLM_LOCK.acquire(blocking=False):
+        return Prepared(prepared=False, busy=True)
+    try:
+        return Prepared(prepared=ws.prepare(question), busy=False)
+    finally:
+        LLM_LOCK.release()
 
 
 def _doc(h: WorkspaceHandle, doc_id: int) -> Document:

@@ -114,6 +114,7 @@ function jobText(j) {
 
 async function ask(question) {
   if (state.asking) state.asking.abort();
+  clearTimeout(prep.timer);
   const ctrl = new AbortController();
   state.asking = ctrl;
   clearNotice();
@@ -138,6 +139,35 @@ async function ask(question) {
   } finally {
     if (state.asking === ctrl) { state.asking = null; $("ask").disabled = false; }
   }
+}
+
+// While a question is typed, the server has the model read the excerpts it retrieves, so
+// the answer starts as soon as it is asked. One request at a time; whenever one returns and
+// the text has changed, the latest text goes next. Words are the trigger, not keystrokes.
+const prep = { busy: false, last: "", timer: null };
+
+function prepareBody() {
+  const q = $("question").value.trim();
+  if (q.split(/\s+/).length < 3 || q === prep.last || state.asking || !state.docs.length) return null;
+  const body = { question: q };
+  if ($("retriever").value) body.retriever = $("retriever").value;
+  return body;
+}
+
+async function prepare() {
+  const body = prep.busy ? null : prepareBody();
+  if (!body) return;
+  prep.busy = true;
+  prep.last = body.question;
+  try { await call("POST", `${wsPath()}/ask/prepare`, body); } catch { /* only a head start: asking still works */ }
+  prep.busy = false;
+  prepare();
+}
+
+function typed(e) {
+  clearTimeout(prep.timer);
+  if (/[\s,.;:?!]$/.test(e.target.value)) prepare(); // a word was finished
+  else prep.timer = setTimeout(prepare, 400); // or the typing paused
 }
 
 async function selectClaim(claim, button) {
@@ -201,6 +231,7 @@ function wire() {
     const q = $("question").value.trim();
     if (q) ask(q);
   });
+  $("question").addEventListener("input", typed);
   $("question").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -46,3 +46,14 @@ class LLM(Protocol):
         stop: list[str] | None = None,
         seed: int = 0,
     ) -> Iterator[str]: ...
+
+
+@runtime_checkable
+class Prefiller(Protocol):
+    """A model that can read a prompt ahead of the call that answers it: a later call whose
+    prompt starts the same way then only reads the rest (llama.cpp keeps the prompt's KV
+    cache). Lets a question's excerpts be read while the person is still typing it."""
+
+    def prefill(self, messages: list[Message]) -> bool:
+        """Whether the prompt was read (a wrapper around a model that cannot says False)."""
+        ...

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gechat.errors import ModelError
-from gechat.models.llm.base import LLM, Completion, Message
+from gechat.models.llm.base import LLM, Completion, Message, Prefiller
 from gechat.types import Usage
 
 DEFAULT_STAGE = "other"
@@ -175,6 +175,19 @@ class CachedLLM:
             seconds=time.perf_counter() - t0,
         )
         return out.model_copy(update={"cached": False})
+
+    def prefill(self, messages: list[Message]) -> bool:
+        """Passed to the wrapped model when it can prefill; not counted as a call (it answers
+        nothing). Callers skip it when the answer is cached (``has``)."""
+        return isinstance(self.inner, Prefiller) and self.inner.prefill(messages)
+
+    def has(self, messages: list[Message], *, max_tokens: int = 512, temperature: float = 0.0,
+            stop: list[str] | None = None, seed: int = 0) -> bool:
+        """Whether this exact call is answered from the cache."""
+        if self._store is None:
+            return False
+        hit = self._store.get(cache_key(self.name, messages, _params(max_tokens, temperature, stop, None, seed)))
+        return hit is not None and isinstance(hit.get("text"), str)
 
     def stream(
         self,

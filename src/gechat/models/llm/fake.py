@@ -87,6 +87,7 @@ class FakeLLM:
         self._next = 0
         self._lock = threading.Lock()
         self.calls: list[tuple[list[Message], dict[str, Any]]] = []
+        self.prefilled: list[list[Message]] = []  # prompts read ahead (Prefiller); they answer nothing
 
     def _reply(self, messages: list[Message], params: dict[str, Any]) -> str:
         with self._lock:
@@ -137,6 +138,11 @@ class FakeLLM:
             text = self._clip(text, max_tokens, stop)
         prompt = sum(count_tokens(m["content"]) for m in messages)
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=count_tokens(text))
+
+    def prefill(self, messages: list[Message]) -> bool:
+        with self._lock:
+            self.prefilled.append(list(messages))
+        return True
 
     def stream(
         self,

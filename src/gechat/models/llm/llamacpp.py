@@ -189,6 +189,17 @@ class LlamaCppLLM:
             seconds=seconds,
         )
 
+    def prefill(self, messages: list[Message]) -> bool:
+        """Reads the prompt into llama.cpp's KV cache: the next call with the same prompt (or
+        one that starts the same way) reads only what differs. One token is generated and
+        dropped (the library evaluates prompts only on the way to a token)."""
+        with self.shared.use() as llama:
+            try:
+                llama.create_chat_completion(messages=list(messages), **self._kwargs(1, 0.0, None, 0))
+            except ValueError as e:
+                raise ModelError(f"{self.name}: {e}", hint="raise llm_context or send less context") from None
+        return True
+
     def stream(
         self,
         messages: list[Message],
