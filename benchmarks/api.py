@@ -147,38 +147,28 @@ def ask(base: str, ws: str, question: str) -> dict[str, Any]:
 
 
 def typed_ask(base: str, ws: str, question: str, cps: float = TYPING_CPS) -> dict[str, Any]:
-    """The page's read-ahead, replayed: the question is typed at ``cps`` characters a second;
-    at each finished word (from the third on) the text so far goes to /ask/prepare unless a
-    prepare is in flight, and when one returns the latest text goes next (app.js does the
-    same). Enter comes right after the last character; times count from Enter."""
+    """The page's read-ahead, replayed: the question is typed at ``cps`` characters a second,
+    and each finished word (from the third on) sends the text so far to /ask/prepare, without
+    waiting for the one before (the server lets the newest displace it), as app.js does.
+    Enter comes right after the last character; times count from Enter."""
     url = f"{base}/v1/workspaces/{ws}/ask/prepare"
-    lock = threading.Lock()
-    st: dict[str, Any] = {"busy": False, "last": "", "text": "", "sent": 0}
+    sent: list[threading.Thread] = []
 
-    def send() -> None:
-        with lock:
-            q = st["text"].strip()
-            if st["busy"] or len(q.split()) < 3 or q == st["last"]:
-                return
-            st.update(busy=True, last=q, sent=st["sent"] + 1)
-
+    def send(q: str) -> None:
         def run() -> None:
             with contextlib.suppress(httpx.HTTPError):  # only a head start
                 httpx.post(url, json={"question": q}, timeout=300)
-            with lock:
-                st["busy"] = False
-            send()
 
-        threading.Thread(target=run, daemon=True).start()
+        sent.append(t := threading.Thread(target=run, daemon=True))
+        t.start()
 
     t0 = time.monotonic()
     for i, ch in enumerate(question, 1):
         time.sleep(max(0.0, t0 + i / cps - time.monotonic()))
-        st["text"] = question[:i]
-        if ch in " ,.;:?!":
-            send()
+        if ch in " ,.;:?!" and len(question[:i].split()) >= 3:
+            send(question[:i].strip())
     out = ask(base, ws, question)
-    out["prepares"] = st["sent"]
+    out["prepares"] = len(sent)
     return out
 
 
@@ -281,8 +271,9 @@ def report(args: argparse.Namespace, timed: list[dict[str, Any]], typed: list[di
         "", *rows, "",
         "## Typed on the page (read-ahead)", "",
         f"The same questions reworded, typed at {TYPING_CPS:g} characters a second with the page's read-ahead "
-        "(each finished word from the third on sends the text so far to `/ask/prepare`, one at a time; Enter "
-        "right after the last character; seconds from Enter). Median first token: "
+        "(each finished word from the third on sends the text so far to `/ask/prepare`; the newest displaces "
+        "an older one, and the question stops it; Enter right after the last character; seconds from Enter). "
+        "Median first token: "
         f"**{flat['typed_first_token_seconds_median']} s**; median full answer: "
         f"**{flat['typed_full_answer_seconds_median']} s**.", "", *typed_rows, "",
         f"## {len(many)} clients asking at once", "",

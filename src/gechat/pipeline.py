@@ -66,7 +66,7 @@ class StreamingAnswerer(Protocol):
 
 @runtime_checkable
 class PrefillingAnswerer(Protocol):
-    def prefill(self, question: str, contexts: list[ChunkHit]) -> bool: ...
+    def prefill(self, question: str, contexts: list[ChunkHit], stop: Callable[[], bool] | None = None) -> bool: ...
 
 
 @dataclass
@@ -257,17 +257,18 @@ class Workspace:
                 return event.answer
         raise AssertionError("ask_events ended without an answer")
 
-    def prepare(self, question: str) -> bool:
+    def prepare(self, question: str, stop: Callable[[], bool] | None = None) -> bool:
         """Retrieves for ``question`` and has the model read the answer's prompt now, so that
         asking it (or a question that retrieves the same excerpts) starts writing at once.
         For a question still being typed. False when the answerer or model cannot prefill,
-        or when the answer is already cached."""
+        when the answer is already cached, or when ``stop`` was set before the whole prompt
+        was read (what was read stays)."""
         question = self.check_question(question)
         answerer = self.answerer
         if not isinstance(answerer, PrefillingAnswerer):
             return False
         hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
-        return answerer.prefill(question, hits)
+        return answerer.prefill(question, hits, stop)
 
     def ask_events(self, question: str, *, stream: bool = False) -> Iterator[AskEvent]:
         """The stages as they happen: Stage, the answer's text as Token deltas (one delta

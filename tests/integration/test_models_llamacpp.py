@@ -82,6 +82,25 @@ def test_prefill_reads_the_prompt_and_changes_no_answer(small_llm: object) -> No
     assert "".join(small_llm.stream(Q, max_tokens=8)) == ref.text
 
 
+def test_prefill_stops_when_asked_and_keeps_what_it_read(small_llm: object) -> None:
+    import threading
+
+    from gechat.models.llm.llamacpp import PREFILL_SLICE, LlamaCppLLM
+
+    assert isinstance(small_llm, LlamaCppLLM)
+    long_q: list[Message] = [Q[0], {"role": "user", "content": "Facts: " + "The sky is blue. " * 120
+                                    + "What is the capital of France?"}]
+    ref = small_llm.complete(long_q, max_tokens=8)
+    small_llm.complete([{"role": "user", "content": "Say hello."}], max_tokens=4)
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    assert not small_llm.prefill(long_q, stop.is_set)  # a question wanted the model
+    with small_llm.shared.use() as llama:
+        read = llama.n_tokens
+    assert PREFILL_SLICE <= read < ref.prompt_tokens, read
+    assert "".join(small_llm.stream(long_q, max_tokens=8)) == ref.text  # the part read is reused soundly
+
+
 def test_llamacpp_json_schema(small_llm: object) -> None:
     from gechat.models.llm.llamacpp import LlamaCppLLM
 

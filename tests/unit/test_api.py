@@ -200,6 +200,7 @@ ROUTES = [
     ("get", "/v1/workspaces/{ws}/documents/{doc_id}"), ("delete", "/v1/workspaces/{ws}/documents/{doc_id}"),
     ("get", "/v1/workspaces/{ws}/documents/{doc_id}/text"), ("get", "/v1/workspaces/{ws}/documents/{doc_id}/pages"),
     ("get", "/v1/workspaces/{ws}/documents/{doc_id}/pages/{n}.png"), ("post", "/v1/workspaces/{ws}/ask"),
+    ("post", "/v1/workspaces/{ws}/ask/prepare"),
     ("get", "/v1/jobs/{job_id}"), ("get", "/v1/jobs/{job_id}/events"),
 ]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gechat.answer.base import Draft
 from gechat.answer.parser import parse_cot
@@ -36,13 +36,13 @@ class CoTAnswerer:
         """Text deltas as they are generated; feed the joined text to ``parse``."""
         yield from self.llm.stream(self.messages(question, contexts), max_tokens=self.max_tokens)
 
-    def prefill(self, question: str, contexts: list[ChunkHit]) -> bool:
+    def prefill(self, question: str, contexts: list[ChunkHit], stop: Callable[[], bool] | None = None) -> bool:
         """Has the model read this answer's prompt ahead of ``stream``/``answer``; False when
         it cannot, or when the answer is already in the LLM cache."""
         messages = self.messages(question, contexts)
         if isinstance(self.llm, CachedLLM) and self.llm.has(messages, max_tokens=self.max_tokens):
             return False
-        return isinstance(self.llm, Prefiller) and self.llm.prefill(messages)
+        return isinstance(self.llm, Prefiller) and self.llm.prefill(messages, stop)
 
     def parse(self, raw: str) -> Draft:
         parsed = parse_cot(raw, self.max_thoughts)

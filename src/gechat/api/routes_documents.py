@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile
 from fastapi.responses import StreamingResponse
 
-from gechat.api.locks import LLM_LOCK
+from gechat.api.locks import LLM_LOCK, MODEL
 from gechat.api.models import (
     AskRequest,
     DocumentList,
@@ -111,9 +111,9 @@ def ask(body: AskRequest, h: Handle, request: Request,
     ws = h.for_retriever(body.retriever)
     question = check_question(ws, body.question)  # refusals are problems, before any stream starts
     if stream or "text/event-stream" in request.headers.get("accept", ""):
-        return StreamingResponse(sse_from_thread(lambda: ask_stream(ws, question), LLM_LOCK),
+        return StreamingResponse(sse_from_thread(lambda: ask_stream(ws, question), MODEL.for_question),
                                  media_type="text/event-stream", headers=SSE_HEADERS)
-    with LLM_LOCK:
+    with MODEL.for_question():
         return ws.ask(question)
 
 
@@ -122,15 +122,14 @@ def prepare(body: AskRequest, h: Handle) -> Prepared:
     """Has the model read the excerpts this question retrieves, so that asking it, or a
     question that retrieves the same excerpts, starts answering at once: the page sends the
     question here while it is still being typed. Never waits: when the model is busy with
-    a question, it does nothing."""
+    a question, it does nothing; a question asked while it reads, or a newer read-ahead,
+    stops it (what was read so far is kept)."""
     ws = h.for_retriever(body.retriever)
     question = check_question(ws, body.question)
-    if not LLM_LOCK.acquire(blocking=False):
-        return Prepared(prepared=False, busy=True)
-    try:
-        return Prepared(prepared=ws.prepare(question), busy=False)
-    finally:
-        LLM_LOCK.release()
+    with MODEL.for_read_ahead() as stop:
+        if stop is None:
+            return Prepared(prepared=False, busy=True)
+        return Prepared(prepared=ws.prepare(question, stop=stop), busy=False)
 
 
 def _doc(h: WorkspaceHandle, doc_id: int) -> Document:

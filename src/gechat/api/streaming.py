@@ -15,6 +15,7 @@ import queue
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager
 
 import anyio
 
@@ -67,8 +68,9 @@ def encode(e: AskEvent) -> str:
     return sse("answer", e.answer.model_dump_json())
 
 
-def sse_from_thread(make: Callable[[], Iterator[AskEvent]], lock: threading.Lock) -> AsyncIterator[str]:
-    """Runs the events in their own thread, under ``lock``, and relays them as SSE text.
+def sse_from_thread(make: Callable[[], Iterator[AskEvent]],
+                    hold: Callable[[], AbstractContextManager[object]]) -> AsyncIterator[str]:
+    """Runs the events in their own thread, inside ``hold()`` (the model), and relays them as SSE text.
 
     One thread from start to end, because the LLM wrapper counts usage per thread; the
     relay only waits on a queue. When the client goes away the thread stops at the next
@@ -79,7 +81,7 @@ def sse_from_thread(make: Callable[[], Iterator[AskEvent]], lock: threading.Lock
 
     def produce() -> None:
         try:
-            with lock:
+            with hold():
                 if cancel.is_set():  # the client left while another question held the model
                     return
                 events = make()

@@ -142,26 +142,17 @@ async function ask(question) {
 }
 
 // While a question is typed, the server has the model read the excerpts it retrieves, so
-// the answer starts as soon as it is asked. One request at a time; whenever one returns and
-// the text has changed, the latest text goes next. Words are the trigger, not keystrokes.
-const prep = { busy: false, last: "", timer: null };
+// the answer starts as soon as it is asked. Each finished word (or a pause) sends the text
+// so far; on the server the newest read-ahead displaces an older one, and a question stops it.
+const prep = { last: "", timer: null };
 
-function prepareBody() {
+function prepare() {
   const q = $("question").value.trim();
-  if (q.split(/\s+/).length < 3 || q === prep.last || state.asking || !state.docs.length) return null;
+  if (q.split(/\s+/).length < 3 || q === prep.last || state.asking || !state.docs.length) return;
+  prep.last = q;
   const body = { question: q };
   if ($("retriever").value) body.retriever = $("retriever").value;
-  return body;
-}
-
-async function prepare() {
-  const body = prep.busy ? null : prepareBody();
-  if (!body) return;
-  prep.busy = true;
-  prep.last = body.question;
-  try { await call("POST", `${wsPath()}/ask/prepare`, body); } catch { /* only a head start: asking still works */ }
-  prep.busy = false;
-  prepare();
+  call("POST", `${wsPath()}/ask/prepare`, body).catch(() => {}); // only a head start: asking still works
 }
 
 function typed(e) {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
 from pydantic import BaseModel
@@ -54,6 +54,7 @@ class Prefiller(Protocol):
     prompt starts the same way then only reads the rest (llama.cpp keeps the prompt's KV
     cache). Lets a question's excerpts be read while the person is still typing it."""
 
-    def prefill(self, messages: list[Message]) -> bool:
-        """Whether the prompt was read (a wrapper around a model that cannot says False)."""
+    def prefill(self, messages: list[Message], stop: Callable[[], bool] | None = None) -> bool:
+        """Whether the whole prompt was read: False from a wrapper around a model that cannot,
+        or when ``stop`` was set first (reading stops soon after; what was read is kept)."""
         ...

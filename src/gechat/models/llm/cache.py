@@ -14,7 +14,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -176,10 +176,10 @@ class CachedLLM:
         )
         return out.model_copy(update={"cached": False})
 
-    def prefill(self, messages: list[Message]) -> bool:
+    def prefill(self, messages: list[Message], stop: Callable[[], bool] | None = None) -> bool:
         """Passed to the wrapped model when it can prefill; not counted as a call (it answers
         nothing). Callers skip it when the answer is cached (``has``)."""
-        return isinstance(self.inner, Prefiller) and self.inner.prefill(messages)
+        return isinstance(self.inner, Prefiller) and self.inner.prefill(messages, stop)
 
     def has(self, messages: list[Message], *, max_tokens: int = 512, temperature: float = 0.0,
             stop: list[str] | None = None, seed: int = 0) -> bool:

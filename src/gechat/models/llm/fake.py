@@ -139,7 +139,9 @@ class FakeLLM:
         prompt = sum(count_tokens(m["content"]) for m in messages)
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=count_tokens(text))
 
-    def prefill(self, messages: list[Message]) -> bool:
+    def prefill(self, messages: list[Message], stop: Callable[[], bool] | None = None) -> bool:
+        if stop is not None and stop():
+            return False
         with self._lock:
             self.prefilled.append(list(messages))
         return True
