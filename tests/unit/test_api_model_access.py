@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 
 from gechat.api.locks import ModelAccess
 
@@ -30,12 +29,6 @@ def read_ahead(access: ModelAccess, log: list[str], name: str, started: threadin
     return t
 
 
-def wait(cond: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 5
-    while not cond() and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-
 def test_a_question_stops_a_read_ahead_and_gets_the_model() -> None:
     access, log, started = ModelAccess(threading.Lock()), [], threading.Event()
     t = read_ahead(access, log, "a", started)
@@ -54,7 +47,8 @@ def test_a_newer_read_ahead_displaces_an_older_one() -> None:
     a = read_ahead(access, log, "a", first)
     first.wait(5)
     b = read_ahead(access, log, "b", second)
-    wait(lambda: "a stopped" in log)
+    assert second.wait(5)  # b holds the model: a gave way
+    assert log == ["a stopped"]
     with access.for_question():
         log.append("question")
     a.join()
