@@ -261,7 +261,7 @@ class Workspace:
         """Retrieves for ``question`` and has the model read the answer's prompt now, so that
         asking it (or a question that retrieves the same excerpts) starts writing at once.
         For a question still being typed. False when the answerer or model cannot prefill,
-        when the answer is already cached, or when ``stop`` was set before the whole prompt
+        when the answer is already cached, or when ``stop()`` turned true before the whole prompt
         was read (what was read stays)."""
         question = self.check_question(question)
         answerer = self.answerer

@@ -56,5 +56,5 @@ class Prefiller(Protocol):
 
     def prefill(self, messages: list[Message], stop: Callable[[], bool] | None = None) -> bool:
         """Whether the whole prompt was read: False from a wrapper around a model that cannot,
-        or when ``stop`` was set first (reading stops soon after; what was read is kept)."""
+        or when ``stop()`` turned true first (reading stops soon after; what was read is kept)."""
         ...
