@@ -89,7 +89,8 @@ def test_upload_ask_click_claim_highlights_the_evidence_on_its_page(site: str, t
         page.wait_for_selector(".page .hl")
         shown = page.locator("#evidence-list button.evidence.current")
         sentence = shown.locator("q").inner_text()
-        assert sentence in PAGE_2 and "p. 2 · entailment 0." in shown.inner_text()
+        assert sentence in PAGE_2 and "p. 2" in shown.inner_text()
+        assert "entailment 0." in page.inner_text("#evidence-list")  # per passage, or for a set together
         assert page.locator(".page[data-page='1'] .hl").count() == 0
         got = highlight_rects(page, 2)
         want = line_rects(pdf, 2, sentence)

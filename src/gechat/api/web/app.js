@@ -170,12 +170,21 @@ async function selectClaim(claim, button) {
     list.innerHTML = "<p class='muted'>No evidence for this claim was found in the documents.</p>";
     return;
   }
+  // passages chosen as a set carry the set's score: they entail the claim together
+  const joint = claim.evidence.length > 1 && claim.evidence.every((e) => e.p_entail === claim.evidence[0].p_entail);
+  if (joint) {
+    const note = document.createElement("p");
+    note.className = "muted joint";
+    note.textContent = `Together these passages entail the claim: entailment ${claim.evidence[0].p_entail.toFixed(2)}`;
+    list.append(note);
+  }
   const buttons = claim.evidence.map((ev, i) => {
     const b = document.createElement("button");
     b.type = "button";
     b.className = "evidence";
     b.innerHTML = "<span class='ev-meta'></span> <q></q>";
-    b.firstChild.textContent = `${i + 1}. ${ev.doc_title}, p. ${ev.page} · entailment ${ev.p_entail.toFixed(2)}`;
+    b.firstChild.textContent = `${i + 1}. ${ev.doc_title}, p. ${ev.page}` +
+      (joint ? "" : ` · entailment ${ev.p_entail.toFixed(2)}`);
     b.lastChild.textContent = ev.text;
     b.addEventListener("click", () => showEvidence(ev, b));
     return b;
