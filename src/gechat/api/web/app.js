@@ -7,6 +7,7 @@ import { Viewer } from "./viewer.js";
 
 const $ = (id) => document.getElementById(id);
 const state = { ws: null, docs: [], answer: null, asking: null };
+const prep = { last: "", timer: null }; // the read-ahead while a question is typed (see prepare)
 const viewer = new Viewer($("pages"), $("viewer-title"), report);
 const wsPath = () => `/v1/workspaces/${encodeURIComponent(state.ws)}`;
 
@@ -40,6 +41,7 @@ async function selectWorkspace(ws) {
   state.ws = ws;
   localStorage.setItem("gechat.workspace", ws);
   state.answer = null;
+  prep.last = ""; // another workspace: the same words retrieve other excerpts
   $("answer").hidden = true;
   $("evidence-list").replaceChildren();
   viewer.clear();
@@ -144,7 +146,6 @@ async function ask(question) {
 // While a question is typed, the server has the model read the excerpts it retrieves, so
 // the answer starts as soon as it is asked. Each finished word (or a pause) sends the text
 // so far; on the server the newest read-ahead displaces an older one, and a question stops it.
-const prep = { last: "", timer: null };
 
 function prepare() {
   const q = $("question").value.trim();
