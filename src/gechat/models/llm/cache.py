@@ -141,19 +141,18 @@ class CachedLLM:
         t0 = time.perf_counter()
         params = _params(max_tokens, temperature, stop, json_schema, seed)
         key = cache_key(self.name, messages, params)
-        if self._store is not None:
-            hit = self._store.get(key)
-            if hit is not None and isinstance(hit.get("text"), str):
-                seconds = time.perf_counter() - t0
-                # a hit costs no tokens; the stored counts describe the original call
-                self._count(stage, hit=True, prompt=0, completion=0, seconds=seconds, cold=hit)
-                return Completion(
-                    text=hit["text"],
-                    prompt_tokens=int(hit.get("prompt_tokens", 0)),
-                    completion_tokens=int(hit.get("completion_tokens", 0)),
-                    seconds=seconds,
-                    cached=True,
-                )
+        hit = self._hit(key)
+        if hit is not None:
+            seconds = time.perf_counter() - t0
+            # a hit costs no tokens; the stored counts describe the original call
+            self._count(stage, hit=True, prompt=0, completion=0, seconds=seconds, cold=hit)
+            return Completion(
+                text=hit["text"],
+                prompt_tokens=int(hit.get("prompt_tokens", 0)),
+                completion_tokens=int(hit.get("completion_tokens", 0)),
+                seconds=seconds,
+                cached=True,
+            )
         out = self.inner.complete(
             messages,
             max_tokens=max_tokens,
@@ -184,10 +183,14 @@ class CachedLLM:
     def has(self, messages: list[Message], *, max_tokens: int = 512, temperature: float = 0.0,
             stop: list[str] | None = None, seed: int = 0) -> bool:
         """Whether this exact call is answered from the cache."""
+        return self._hit(cache_key(self.name, messages, _params(max_tokens, temperature, stop, None, seed))) is not None
+
+    def _hit(self, key: str) -> dict[str, Any] | None:
+        """The stored call for ``key``, if there is a usable one."""
         if self._store is None:
-            return False
-        hit = self._store.get(cache_key(self.name, messages, _params(max_tokens, temperature, stop, None, seed)))
-        return hit is not None and isinstance(hit.get("text"), str)
+            return None
+        hit = self._store.get(key)
+        return hit if hit is not None and isinstance(hit.get("text"), str) else None
 
     def stream(
         self,
@@ -205,12 +208,11 @@ class CachedLLM:
     def _stream(self, stage: str, messages: list[Message], params: dict[str, Any]) -> Iterator[str]:
         t0 = time.perf_counter()
         key = cache_key(self.name, messages, params)
-        if self._store is not None:
-            hit = self._store.get(key)
-            if hit is not None and isinstance(hit.get("text"), str):
-                self._count(stage, hit=True, prompt=0, completion=0, seconds=time.perf_counter() - t0, cold=hit)
-                yield hit["text"]
-                return
+        hit = self._hit(key)
+        if hit is not None:
+            self._count(stage, hit=True, prompt=0, completion=0, seconds=time.perf_counter() - t0, cold=hit)
+            yield hit["text"]
+            return
         pieces: list[str] = []
         completed = False
         try:
