@@ -19,17 +19,14 @@ schemathesis = pytest.importorskip("schemathesis")
 from fastapi import FastAPI  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from gechat.api import create_app  # noqa: E402
-from gechat.settings import Settings  # noqa: E402
-from tests.unit.api_support import TEXT, fake_workspace  # noqa: E402
+from tests.unit.api_support import TEXT, fake_app  # noqa: E402
 
 BOUNDED = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
 
 def make_app() -> FastAPI:
     tmp = Path(tempfile.mkdtemp(prefix="gechat-schemathesis-"))
-    app = create_app(tmp / "root", Settings.load("test", cache_dir=tmp / "cache", chunk_tokens=20),
-                     workspace_factory=fake_workspace)
+    app = fake_app(tmp)
     note = tmp / "eiffel.txt"
     note.write_text(TEXT)
     app.state.gechat.workspaces.create("w1").workspace().add([note])

@@ -15,10 +15,8 @@ from typing import Any
 import pymupdf
 import pytest
 
-from gechat.api import create_app
-from gechat.settings import Settings
 from tests.e2e.web_support import browser_page, page_rect, serve
-from tests.unit.api_support import QUESTION, fake_workspace
+from tests.unit.api_support import QUESTION, fake_app
 
 EVIDENCE = "It was completed in 1889 for the World's Fair."
 PAGE_1 = "Berlin is the capital of Germany. The Brandenburg Gate stands in Berlin. The river Spree flows through it."
@@ -61,9 +59,7 @@ def highlight_rects(page: Any, page_no: int) -> list[tuple[float, ...]]:
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[str]:
-    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
-    app = create_app(tmp_path / "root", settings, workspace_factory=fake_workspace)
-    with serve(app) as url:
+    with serve(fake_app(tmp_path)) as url:
         yield url
 
 
@@ -153,8 +149,7 @@ def test_errors_are_shown_not_thrown(site: str, tmp_path: Path) -> None:
 
 
 def test_typing_a_question_has_the_model_read_its_excerpts_ahead(tmp_path: Path) -> None:
-    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
-    app = create_app(tmp_path / "root", settings, workspace_factory=fake_workspace)
+    app = fake_app(tmp_path)
     note = tmp_path / "note.txt"
     note.write_text(PAGE_2)
     with serve(app) as url, browser_page(url) as page:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -15,6 +14,8 @@ from typing import Any
 import pytest
 import uvicorn
 from fastapi import FastAPI
+
+from tests.conftest import free_port
 
 # The flags that work on these machines: without the background-networking ones Chromium
 # keeps trying hosts the closed network refuses.
@@ -34,9 +35,7 @@ def chromium_path() -> str:
 @contextmanager
 def serve(app: FastAPI) -> Iterator[str]:
     """Serves ``app`` on 127.0.0.1 until the block ends; yields its base URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from gechat.api import create_app
@@ -40,10 +41,14 @@ def fake_workspace(path: Path, settings: Settings) -> Workspace:
     return Workspace(path, settings, llm=CachedLLM(FakeLLM(reply), None, Usage()))
 
 
+def fake_app(tmp_path: Path, *, settings: Any = None, **kw: Any) -> FastAPI:
+    """The API over fake workspaces in ``tmp_path`` (test preset, small chunks)."""
+    settings = settings or Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
+    return create_app(tmp_path / "root", settings, workspace_factory=fake_workspace, **kw)
+
+
 def make_client(tmp_path: Path, **kw: Any) -> TestClient:
-    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20)
-    app = create_app(tmp_path / "root", settings, workspace_factory=fake_workspace, **kw)
-    return TestClient(app, raise_server_exceptions=False)
+    return TestClient(fake_app(tmp_path, **kw), raise_server_exceptions=False)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import struct
 import subprocess
 import sys
@@ -19,12 +18,12 @@ from gechat.api import create_app
 from gechat.api.uploads import safe_name
 from gechat.pipeline import Workspace
 from gechat.settings import Settings
-from tests.conftest import N18
+from tests.conftest import N18, free_port
 from tests.unit.api_support import (
     QUESTION,
     TEXT,
     add_text,
-    fake_workspace,
+    fake_app,
     make_client,
     problem,
     sse_events,
@@ -233,9 +232,7 @@ def test_serve_refuses_remote_host_and_serves_loopback(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "gechat.cli", "serve", "--root", str(tmp_path / "srv"), "--preset", "test"]
     p = subprocess.run([*cmd, "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 1 and "refusing to listen on 0.0.0.0" in p.stderr and "Traceback" not in p.stderr
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen([*cmd, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env={**os.environ, "GECHAT_API_KEY": "k"})
     try:
@@ -257,7 +254,7 @@ def test_serve_refuses_remote_host_and_serves_loopback(tmp_path: Path) -> None:
 
 def test_job_reports_graph_cost(tmp_path: Path) -> None:
     settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20, graph="fast")
-    with TestClient(create_app(tmp_path / "root", settings, workspace_factory=fake_workspace)) as c:
+    with TestClient(fake_app(tmp_path, settings=settings)) as c:
         c.post("/v1/workspaces", json={"id": "g"})
         job = wait_job(c, upload(c, "g", ("tower.txt", TEXT.encode())))
     (f,) = job["files"]

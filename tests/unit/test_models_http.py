@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +14,7 @@ from gechat.errors import ModelError
 from gechat.models.llm.base import Message
 from gechat.models.llm.ollama import OllamaLLM
 from gechat.models.llm.openai_compat import OpenAICompatLLM
+from tests.conftest import free_port
 
 MSG: list[Message] = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
 
@@ -97,12 +97,6 @@ def server() -> Iterator[Server]:
     s.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_openai_complete(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEST_KEY", "sekret")
     llm = OpenAICompatLLM("m1", base_url=f"http://127.0.0.1:{server.port}/v1/", api_key_env="TEST_KEY", timeout_s=5)
@@ -148,7 +142,7 @@ def test_openai_errors(server: Server) -> None:
     with pytest.raises(ModelError) as e:
         list(bad.stream(MSG))
     assert "404" in e.value.message
-    url = f"http://127.0.0.1:{_free_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(ModelError) as e:
         OpenAICompatLLM("m", base_url=url, timeout_s=3).complete(MSG)
     assert url in e.value.message and "llm_base_url" in e.value.hint
@@ -181,7 +175,7 @@ def test_ollama_errors(server: Server) -> None:
     with pytest.raises(ModelError) as e:
         list(missing.stream(MSG))
     assert e.value.hint == "ollama pull missing"
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(ModelError) as e:
         OllamaLLM("m", base_url=url, timeout_s=3).complete(MSG)
     assert url in e.value.message and "ollama serve" in e.value.hint
