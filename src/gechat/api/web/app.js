@@ -114,6 +114,13 @@ function jobText(j) {
   return `${j.state === "done" || j.state === "failed" ? "Finished" : "Adding"}: ${files.join("; ")}`;
 }
 
+// What /ask and /ask/prepare take: the question, and the retrieval chosen on the page.
+function askBody(question) {
+  const body = { question };
+  if ($("retriever").value) body.retriever = $("retriever").value;
+  return body;
+}
+
 async function ask(question) {
   if (state.asking) state.asking.abort();
   clearTimeout(prep.timer);
@@ -125,8 +132,7 @@ async function ask(question) {
   let raw = "";
   renderDraft(raw, "retrieving");
   $("ask").disabled = true;
-  const body = { question };
-  if ($("retriever").value) body.retriever = $("retriever").value;
+  const body = askBody(question);
   try {
     await stream("POST", `${wsPath()}/ask`, body, (name, data) => {
       if (name === "stage") renderDraft(raw, data.stage);
@@ -151,9 +157,7 @@ function prepare() {
   const q = $("question").value.trim();
   if (q.split(/\s+/).length < 3 || q === prep.last || state.asking || !state.docs.length) return;
   prep.last = q;
-  const body = { question: q };
-  if ($("retriever").value) body.retriever = $("retriever").value;
-  call("POST", `${wsPath()}/ask/prepare`, body).catch(() => {}); // only a head start: asking still works
+  call("POST", `${wsPath()}/ask/prepare`, askBody(q)).catch(() => {}); // only a head start: asking still works
 }
 
 function typed(e) {
