@@ -47,11 +47,20 @@ def test_api_conforms_to_its_schema(case: Any) -> None:
 def test_api_conforms_to_its_schema_in_a_workspace_with_a_document(case: Any) -> None:
     if case.method == "DELETE":  # would take the workspace or its document from the other operations
         return
+    if path_is_negative(case):
+        # the generator broke the path on purpose; putting "w1" back would make the request
+        # valid while schemathesis still expects it refused (the first pass covers these)
+        return
     if case.path_parameters and "ws" in case.path_parameters:
         case.path_parameters["ws"] = "w1"
     if case.path_parameters and "doc_id" in case.path_parameters:
         case.path_parameters["doc_id"] = 1
     case.call_and_validate(excluded_checks=checks_for(case))
+
+
+def path_is_negative(case: Any) -> bool:
+    path = case.meta.components.get(schemathesis.core.parameters.ParameterLocation.PATH) if case.meta else None
+    return path is not None and path.mode.is_negative
 
 
 def checks_for(case: Any) -> list[Any]:
