@@ -46,7 +46,9 @@ class Settings(BaseSettings):
     # None means each backend's own default (onnx: the packaged model, llm: llm_model)
     entailment: str = "onnx"
     entailment_model: str | None = None
-    entailment_batch: int = 32
+    # pairs per model call; None: the backend's own (onnx 8: measured fastest on 2 cores, as
+    # fewer pairs padded to a batch's longest cost less than the bigger matrices save)
+    entailment_batch: int | None = None
 
     # documents
     chunk_tokens: int = 160

@@ -128,7 +128,7 @@ def _llm_entail(settings: Settings) -> EntailmentScorer:
         path,
         n_ctx=settings.llm_context,
         n_threads=settings.llm_threads,
-        batch_size=settings.entailment_batch,
+        batch_size=settings.entailment_batch or 32,
     )
 
 
@@ -143,14 +143,15 @@ def _hf_entail(settings: Settings) -> EntailmentScorer:
             f"entailment = hf needs an NLI classifier, not {settings.entailment_model!r}",
             hint="set entailment_model to a local model directory or a Hugging Face id",
         )
-    return HFEntailment(settings.entailment_model, batch_size=settings.entailment_batch).load()
+    return HFEntailment(settings.entailment_model, batch_size=settings.entailment_batch or 32).load()
 
 
 @ENTAILERS.register("onnx")
 def _onnx_entail(settings: Settings) -> EntailmentScorer:
-    from gechat.models.entail.onnx import ONNXEntailment, resolve_nli_dir
+    from gechat.models.entail.onnx import ONNX_BATCH, ONNXEntailment, resolve_nli_dir
 
-    return ONNXEntailment(resolve_nli_dir(settings.entailment_model), batch_size=settings.entailment_batch).load()
+    return ONNXEntailment(resolve_nli_dir(settings.entailment_model),
+                          batch_size=settings.entailment_batch or ONNX_BATCH).load()
 
 
 @ENTAILERS.register("fake")

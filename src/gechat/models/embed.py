@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.errors import ModelError
-from gechat.models.onnx_common import OnnxModel, open_model, sorted_batches
+from gechat.models.onnx_common import OnnxModel, batches, open_model
 
 F32 = npt.NDArray[np.float32]
 
@@ -110,14 +110,16 @@ class OnnxMiniLM:
         with self._lock:
             if self._model is None:
                 self._load()
+        assert self._model is not None
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for idx in sorted_batches(texts, self.batch_size):
-            out[idx] = self._embed_batch([texts[i] for i in idx])
+        encodings = self._model.encode(texts)
+        for idx in batches(encodings, self.batch_size):
+            out[idx] = self._embed_batch([encodings[i] for i in idx])
         return out
 
-    def _embed_batch(self, texts: Sequence[str]) -> F32:
+    def _embed_batch(self, encodings: Sequence[Any]) -> F32:
         assert self._model is not None
-        hidden, mask = self._model.run(self._model.tokenizer.encode_batch(list(texts)))
+        hidden, mask = self._model.run(encodings)
         if hidden.ndim == 2:  # an export that already pools
             return _l2_normalise(hidden)
         m = mask[:, :, None].astype(np.float32)
