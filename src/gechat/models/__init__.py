@@ -6,7 +6,7 @@ called, so ``import gechat.models`` stays fast and works with none of them insta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import EntailmentScorer
@@ -117,6 +117,15 @@ def _hashing(settings: Settings) -> Embedder:
 # --- entailment ---------------------------------------------------------------------------
 
 
+class _Batch(TypedDict, total=False):
+    batch_size: int
+
+
+def _batch(settings: Settings) -> _Batch:
+    """``entailment_batch`` when set; otherwise each backend keeps its own default."""
+    return {} if settings.entailment_batch is None else {"batch_size": settings.entailment_batch}
+
+
 @ENTAILERS.register("llm")
 def _llm_entail(settings: Settings) -> EntailmentScorer:
     from gechat.models.entail.llm_scorer import LLMEntailment
@@ -128,7 +137,7 @@ def _llm_entail(settings: Settings) -> EntailmentScorer:
         path,
         n_ctx=settings.llm_context,
         n_threads=settings.llm_threads,
-        batch_size=settings.entailment_batch or 32,
+        **_batch(settings),
     )
 
 
@@ -143,15 +152,14 @@ def _hf_entail(settings: Settings) -> EntailmentScorer:
             f"entailment = hf needs an NLI classifier, not {settings.entailment_model!r}",
             hint="set entailment_model to a local model directory or a Hugging Face id",
         )
-    return HFEntailment(settings.entailment_model, batch_size=settings.entailment_batch or 32).load()
+    return HFEntailment(settings.entailment_model, **_batch(settings)).load()
 
 
 @ENTAILERS.register("onnx")
 def _onnx_entail(settings: Settings) -> EntailmentScorer:
-    from gechat.models.entail.onnx import ONNX_BATCH, ONNXEntailment, resolve_nli_dir
+    from gechat.models.entail.onnx import ONNXEntailment, resolve_nli_dir
 
-    return ONNXEntailment(resolve_nli_dir(settings.entailment_model),
-                          batch_size=settings.entailment_batch or ONNX_BATCH).load()
+    return ONNXEntailment(resolve_nli_dir(settings.entailment_model), **_batch(settings)).load()
 
 
 @ENTAILERS.register("fake")
