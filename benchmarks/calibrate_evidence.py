@@ -8,7 +8,8 @@ memoised, then the real ObjectiveSelector is re-run for each point of the grid:
 - len_norm (words / log / none) and beta (alpha = 1: only the ratio moves the argmax),
 - set_gain: None (sentence sets only when no single sentence passes) or the entailment gain a
   set needs over the best single to replace it,
-- set_top, set_max, and the supported threshold.
+- set_top, set_anchors (first-level pairs hold one of the that many strongest; None: any
+  two), set_max, and the supported threshold.
 
 Questions 1-100 of the tuning split trained the grounding model (training/claim_pairs.py),
 so they are not used here.
@@ -56,6 +57,7 @@ PENALTIES = (("words", 0.1), ("words", 0.25), ("words", 0.5), ("words", 1.0), ("
              ("none", 0.0))
 GAINS: tuple[float | None, ...] = (None, 0.05, 0.1, 0.2)
 SET_TOPS = (4, 6, 8, 10, 12)
+ANCHORS: tuple[int | None, ...] = (None, 2, 3, 4)
 SET_MAXES = (2, 3)
 THRESHOLDS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4)
 TOLERANCE = 0.02  # points this close to the best are ties: the cheapest (fewest pairs scored) wins
@@ -158,21 +160,23 @@ def main() -> None:
     n_cands = candidate_count(settings, bench.scorer)
     base_supported, contradicted = verdict_thresholds(settings, bench.scorer)
 
-    def selector(len_norm: str, beta: float, gain: float | None, top: int, most: int,
+    def selector(len_norm: str, beta: float, gain: float | None, top: int, anchors: int | None, most: int,
                  thr: float) -> ObjectiveSelector:
         return ObjectiveSelector(scorer, embedder, alpha=1.0, beta=beta, len_norm=len_norm,
                                  len_ref_words=settings.len_ref_words, max_candidates=n_cands, set_top=top,
-                                 set_max=most, supported=thr, contradicted=contradicted, set_gain=gain)
+                                 set_anchors=anchors, set_max=most, supported=thr, contradicted=contradicted,
+                                 set_gain=gain)
 
     t1 = time.perf_counter()
     now = (settings.len_norm, settings.beta / settings.alpha, settings.set_gain, settings.set_top,
-           settings.set_max, base_supported)
+           settings.set_anchors, settings.set_max, base_supported)
     current = evaluate(selector(*now), cases)
     print(f"current settings: {current}; scored {len(scorer.memo)} pairs in {time.perf_counter() - t1:.0f} s",
           flush=True)
     grid = []
-    points = [(ln, b, g, top, most, thr) for ln, b in PENALTIES
-              for g, top, most, thr in itertools.product(GAINS, SET_TOPS, SET_MAXES, THRESHOLDS)]
+    points = [(ln, b, g, top, anc, most, thr) for ln, b in PENALTIES
+              for g, top, anc, most, thr in itertools.product(GAINS, SET_TOPS, ANCHORS, SET_MAXES, THRESHOLDS)
+              if anc is None or anc < top]
     for i, point in enumerate(points):
         grid.append((point, evaluate(selector(*point), cases)))
         if (i + 1) % 100 == 0:
@@ -183,17 +187,18 @@ def main() -> None:
     chosen = min(ties, key=lambda g: (g[1]["pairs_per_claim"], -g[1]["objective"]))
     grid.remove(chosen)
     grid.insert(0, chosen)
-    (ln, beta, gain, top, most, thr), best = grid[0]
+    (ln, beta, gain, top, anchors, most, thr), best = grid[0]
     flat: dict[str, object] = {
         "calibration_questions": len(cases), "best_len_norm": ln, "best_beta_over_alpha": beta,
-        "best_set_gain": gain, "best_set_top": top, "best_set_max": most, "best_supported_threshold": thr,
+        "best_set_gain": gain, "best_set_top": top, "best_set_anchors": anchors,
+        "best_set_max": most, "best_supported_threshold": thr,
         "best_f1": round(best["f1"], 4), "best_pairs_per_claim": round(best["pairs_per_claim"], 1),
         "best_verdict_ba": round(best["verdict_ba"], 4), "settings_f1": round(current["f1"], 4),
         "settings_verdict_ba": round(current["verdict_ba"], 4), "pairs_scored": len(scorer.memo)}
-    rows = ["| len_norm | beta/alpha | set_gain | set_top | set_max | supported >= | F1 | verdict BA | "
-            "pairs scored per claim |", "|---|---|---|---|---|---|---|---|---|"]
-    for (p_ln, p_b, p_g, p_top, p_max, p_thr), m in grid[:15]:
-        rows.append(f"| {p_ln} | {p_b} | {p_g} | {p_top} | {p_max} | {p_thr} | {m['f1']:.3f} | "
+    rows = ["| len_norm | beta/alpha | set_gain | set_top | set_anchors | set_max | supported >= | F1 | "
+            "verdict BA | pairs scored per claim |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for (p_ln, p_b, p_g, p_top, p_anc, p_max, p_thr), m in grid[:15]:
+        rows.append(f"| {p_ln} | {p_b} | {p_g} | {p_top} | {p_anc} | {p_max} | {p_thr} | {m['f1']:.3f} | "
                     f"{m['verdict_ba']:.3f} | {m['pairs_per_claim']:.0f} |")
     body = "\n".join([
         f"2WikiMultihopQA tuning questions 101-150 ({len(cases)} questions), oracle mode, entailment "
@@ -201,8 +206,8 @@ def main() -> None:
         f"ranked by F1 + verdict balanced accuracy; among the points within {TOLERANCE} of the best, the "
         "one that scores the fewest pairs per claim is chosen (first row), then the best 14 others:",
         "", *rows, "",
-        f"With the settings in force when this ran (len_norm, beta/alpha, set_gain, set_top, set_max, "
-        f"supported = {now}): F1 {current['f1']:.3f}, verdict BA {current['verdict_ba']:.3f}."])
+        f"With the settings in force when this ran (len_norm, beta/alpha, set_gain, set_top, set_anchors, "
+        f"set_max, supported = {now}): F1 {current['f1']:.3f}, verdict BA {current['verdict_ba']:.3f}."])
     meta = {"entailment": settings.entailment,
             "seconds": round(time.perf_counter() - t0, 1)}
     path = write("evidence_calibration", flat, body, meta)

@@ -95,10 +95,12 @@ class Settings(BaseSettings):
     evidence_max_candidates: int | None = None
     # multi-sentence evidence: sets of up to set_max sentences from the set_top strongest
     # candidates; set_gain None: only when no single sentence passes, else a set replaces a
-    # passing single when it entails at least this much more
+    # passing single when it entails at least this much more; pairs hold one of the
+    # set_anchors strongest (None: any two of set_top)
     set_top: int = 8
+    set_anchors: int | None = 2
     set_max: int = 2
-    set_gain: float | None = 0.05
+    set_gain: float | None = 0.1
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -175,3 +175,31 @@ def test_sets_stop_growing_when_bigger_sets_entail_no_more() -> None:
     (claim,) = selector(scorer, set_max=4).select([ClaimInput(text="Nothing here.", source="answer")], p)
     assert claim.verdict == "unsupported"
     assert scorer.calls <= 4 + 6  # singles, then the pairs of one level only
+
+
+def test_no_set_is_scored_when_the_single_leaves_no_room_for_set_gain() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    claims = [ClaimInput(text="Alpha is red.", source="answer")]
+    sure = Scripted({s[0]: (0.97, 0.0)})  # a set would need 1.02: none is scored
+    assert [e.text for e in selector(sure, set_gain=0.05).select(claims, p)[0].evidence] == [s[0]]
+    assert sure.calls == len(s)
+    room = Scripted({s[0]: (0.9, 0.0)})  # 0.95 is reachable: the sets are scored
+    selector(room, set_gain=0.05).select(claims, p)
+    assert room.calls > len(s)
+
+
+def test_set_anchors_pair_only_the_strongest_candidates() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    strong, weak = Scripted({s[0]: (0.4, 0.0)}), Scripted({s[0]: (0.4, 0.0)})
+    claims = [ClaimInput(text="Alpha is huge.", source="answer")]
+    # set_top 4: all pairs of the 4 candidates (6) vs. pairs holding the strongest only (3)
+    selector(strong, set_top=4).select(claims, p)
+    selector(weak, set_top=4, set_anchors=1).select(claims, p)
+    assert (strong.calls, weak.calls) == (4 + 6, 4 + 3)
+    # a two-hop set with the strongest candidate is still found
+    joint = f"{s[0]} {s[2]}"
+    hop = Scripted({s[0]: (0.4, 0.0), s[2]: (0.1, 0.0), joint: (0.85, 0.0)})
+    (claim,) = selector(hop, set_top=4, set_anchors=1).select(claims, p)
+    assert claim.verdict == "supported" and [e.text for e in claim.evidence] == [s[0], s[2]]

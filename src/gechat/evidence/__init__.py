@@ -21,7 +21,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         len_norm=settings.len_norm, len_ref_words=settings.len_ref_words,
         max_candidates=candidate_count(settings, deps["scorer"]),
         set_top=settings.set_top, set_max=settings.set_max, set_gain=settings.set_gain,
-        supported=supported, contradicted=contradicted,
+        set_anchors=settings.set_anchors, supported=supported, contradicted=contradicted,
     )
 
 

@@ -34,12 +34,12 @@ class ObjectiveSelector:
     def __init__(self, scorer: EntailmentScorer, embedder: Embedder | None, *, alpha: float,
                  beta: float, len_norm: str, len_ref_words: int, max_candidates: int,
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
-                 set_gain: float | None = None, beam: int = 3) -> None:
+                 set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
         self.max_candidates, self.set_top, self.set_max = max_candidates, set_top, set_max
-        self.set_gain, self.beam = set_gain, beam
+        self.set_gain, self.set_anchors, self.beam = set_gain, set_anchors, beam
         self.supported, self.contradicted = supported, contradicted
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
@@ -73,7 +73,9 @@ class ObjectiveSelector:
         best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() else int(np.argmax(f))
         evidence = [pool.evidence([cands[best]], probs[best], float(f[best]), self.name)]
         p_single = float(probs[best, ENTAILMENT])
-        if p_single < self.supported or self.set_gain is not None:
+        # with a supporting single, a set must entail set_gain more: beyond 1.0, no set can
+        can_gain = self.set_gain is not None and p_single + self.set_gain <= 1.0
+        if p_single < self.supported or can_gain:
             found = self._best_set(claim, cands, probs, pool, qv)
             # a set replaces a supporting single only when it entails clearly more: the
             # single sentence then told only part of the claim (one hop of two)
@@ -91,7 +93,9 @@ class ObjectiveSelector:
                   qv: npt.NDArray[np.float32] | None) -> list[Evidence] | None:
         """Beam search over sets of 2..set_max sentences (adjacent neighbours included) drawn
         from the strongest candidates; the set with the highest F among those that pass the
-        threshold wins. Bounded: about set_top^2 / 2 + beam * 2 * set_top pairs per level."""
+        threshold wins. The first level pairs each of the ``set_anchors`` strongest with the
+        others of the ``set_top`` (a two-hop claim's sets hold at least one strong hop), so it
+        scores about anchors * set_top pairs; deeper levels beam * 2 * set_top each."""
         by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
         by_id = {s.id: s for s in pool.sentences}
         top = [cands[int(i)].id for i in np.argsort(-self._relevance(cands, probs, pool, qv))[: self.set_top]]
@@ -104,8 +108,9 @@ class ObjectiveSelector:
         def ordered(ids: frozenset[int]) -> list[Sentence]:
             return sorted((by_id[i] for i in ids), key=lambda s: (s.doc_id, s.start))
 
-        level = {frozenset((a, b)) for k, a in enumerate(top) for b in top[k + 1 :]}
-        level |= {frozenset((a, n)) for a in top for n in near(a)}
+        anchors = top[: self.set_anchors] if self.set_anchors is not None else top
+        level = {frozenset((a, b)) for a in anchors for b in top if b != a}
+        level |= {frozenset((a, n)) for a in anchors for n in near(a)}
         scored: dict[frozenset[int], tuple[npt.NDArray[np.float32], float]] = {}
         best_p = float(probs[:, ENTAILMENT].max())
         for size in range(2, self.set_max + 1):
