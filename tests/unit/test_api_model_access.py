@@ -62,3 +62,19 @@ def test_a_read_ahead_never_waits_for_a_question() -> None:
         t = read_ahead(access, log, "a", started)
         t.join(5)
         assert log == ["a busy"]
+
+
+def test_a_delete_or_ingestion_stops_a_read_ahead_too() -> None:
+    """holding() (deletes) and the LLM graph extractor's jobs take the model as a question does."""
+    from gechat.api.workspaces import holding
+
+    access, log, started = ModelAccess(threading.Lock()), [], threading.Event()
+    t = read_ahead(access, log, "a", started)
+    started.wait(5)
+    with holding(threading.Lock(), access, timeout=2):
+        log.append("delete")
+    t.join()
+    assert log == ["a stopped", "delete"]
+    assert access.acquire(timeout=0.1)
+    assert not access.acquire(timeout=0.05)  # held: a timed wait gives up
+    access.release()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
 
-from gechat.api.locks import LLM_LOCK, MUPDF_LOCK
+from gechat.api.locks import MODEL, MUPDF_LOCK
 from gechat.api.models import DocumentOut, ErrorInfo, FileProgress, GraphCost, JobOut, JobState
 from gechat.api.problems import ApiError
 from gechat.api.uploads import SavedFile
@@ -113,7 +113,7 @@ class JobStore:
 
         guard = _ParseGuard(f.path.suffix.lower() == ".pdf")
         # an LLM graph extractor shares the one local model with the questions
-        llm = LLM_LOCK if ws.settings.graph == "llm" else contextlib.nullcontext()
+        llm = MODEL.for_question() if ws.settings.graph == "llm" else contextlib.nullcontext()
         with llm, guard:  # always LLM before MuPDF (no other order exists: no deadlock)
             (res,) = ws.add([f.path], progress=progress, budget=budget, graph_progress=graph_progress)
         if res.status == "failed" or (res.status == "duplicate" and res.document is not None

@@ -27,19 +27,27 @@ class ModelAccess:
         self._newest_read_ahead = 0
         self._read_ahead_holds = False
 
-    @contextmanager
-    def for_question(self) -> Iterator[None]:
+    def acquire(self, timeout: float = -1) -> bool:
+        """Takes the model as a question does: a read-ahead holding it stops within a slice.
+        Ingestion jobs and deletes use this too, so none of them waits out a read-ahead."""
         with self._guard:
             self._questions_waiting += 1
         try:
-            self.lock.acquire()
+            return self.lock.acquire(timeout=timeout)
         finally:
             with self._guard:
                 self._questions_waiting -= 1
+
+    def release(self) -> None:
+        self.lock.release()
+
+    @contextmanager
+    def for_question(self) -> Iterator[None]:
+        self.acquire()
         try:
             yield
         finally:
-            self.lock.release()
+            self.release()
 
     @contextmanager
     def for_read_ahead(self) -> Iterator[Callable[[], bool] | None]:

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile
 from fastapi.responses import StreamingResponse
 
-from gechat.api.locks import LLM_LOCK, MODEL
+from gechat.api.locks import MODEL
 from gechat.api.models import (
     AskRequest,
     DocumentList,
@@ -59,7 +59,7 @@ def get_document(h: Handle, doc_id: int) -> DocumentOut:
 def delete_document(h: Handle, doc_id: int) -> DocumentOut:
     """Removes the document, its index and graph, and its uploaded file."""
     # after the running job and question: neither may see the document vanish halfway
-    with holding(h.write_lock, LLM_LOCK):
+    with holding(h.write_lock, MODEL):
         doc = _doc(h, doc_id)
         ws = h.workspace()
         ws.remove(doc.id)

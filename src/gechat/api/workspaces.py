@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from gechat.api.locks import LLM_LOCK
+from gechat.api.locks import MODEL, ModelAccess
 from gechat.api.models import WS_ID_PATTERN
 from gechat.api.problems import ApiError
 from gechat.pipeline import Workspace
@@ -29,7 +29,7 @@ WRITE_WAIT_S = 30.0
 
 
 @contextlib.contextmanager
-def holding(*locks: threading.Lock, timeout: float = WRITE_WAIT_S) -> Iterator[None]:
+def holding(*locks: threading.Lock | ModelAccess, timeout: float = WRITE_WAIT_S) -> Iterator[None]:
     """Acquires the locks in order (always the same order everywhere: no deadlock), or 409."""
     with contextlib.ExitStack() as stack:
         for lock in locks:
@@ -125,7 +125,7 @@ class WorkspaceRegistry:
     def delete(self, ws_id: str) -> None:
         """Waits for the workspace's running job and any ask, then removes it and its files."""
         h = self.get(ws_id)
-        with holding(h.write_lock, LLM_LOCK):
+        with holding(h.write_lock, MODEL):
             with self._lock:
                 h.deleted = True
                 self._handles.pop(ws_id, None)
