@@ -7,6 +7,7 @@ parsing a PDF and rendering a page never overlap.
 MODEL decides who gets the model between questions and read-aheads (``/ask/prepare``): a
 read-ahead uses it only while no question wants it, stops within a slice of prompt when one
 does (keeping what it read), and gives way to a newer read-ahead (the text typed since).
+Deletes and ingestion jobs with the LLM graph extractor take it as questions do.
 """
 
 from __future__ import annotations
