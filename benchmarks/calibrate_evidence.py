@@ -45,7 +45,7 @@ from gechat.eval.bench import Bench, as_claim, supported_sentences, wrong_answer
 from gechat.eval.datasets import twowiki
 from gechat.eval.evidence import prf
 from gechat.eval.metrics import balanced_accuracy
-from gechat.evidence import ClaimInput, EvidencePool, candidate_count, verdict_thresholds
+from gechat.evidence import SELECTORS, ClaimInput, EvidencePool, candidate_count, verdict_thresholds
 from gechat.evidence.objective import ObjectiveSelector
 from gechat.models import build_llm
 from gechat.models.embed_base import Embedder
@@ -162,10 +162,14 @@ def main() -> None:
 
     def selector(len_norm: str, beta: float, gain: float | None, top: int, anchors: int | None, most: int,
                  thr: float) -> ObjectiveSelector:
-        return ObjectiveSelector(scorer, embedder, alpha=1.0, beta=beta, len_norm=len_norm,
-                                 len_ref_words=settings.len_ref_words, max_candidates=n_cands, set_top=top,
-                                 set_anchors=anchors, set_max=most, supported=thr, contradicted=contradicted,
-                                 set_gain=gain)
+        # the registry's own factory, so a grid point is built exactly as the defaults are
+        point = settings.model_copy(update={
+            "alpha": 1.0, "beta": beta, "len_norm": len_norm, "set_gain": gain, "set_top": top,
+            "set_anchors": anchors, "set_max": most, "supported_threshold": thr,
+            "evidence_max_candidates": n_cands, "contradicted_threshold": contradicted})
+        sel = SELECTORS.create("nli-objective", point, scorer=scorer, embedder=embedder)
+        assert isinstance(sel, ObjectiveSelector)
+        return sel
 
     t1 = time.perf_counter()
     now = (settings.len_norm, settings.beta / settings.alpha, settings.set_gain, settings.set_top,
