@@ -46,8 +46,8 @@ class Settings(BaseSettings):
     # None means each backend's own default (onnx: the packaged model, llm: llm_model)
     entailment: str = "onnx"
     entailment_model: str | None = None
-    # pairs per model call; None: the backend's own (onnx 8: measured fastest on 2 cores, as
-    # fewer pairs padded to a batch's longest cost less than the bigger matrices save)
+    # pairs per model call; None: the backend's own (onnx 1, calls side by side: in a batch the
+    # int8 model's scores depend on the companion pairs; see models/entail/onnx.py)
     entailment_batch: int | None = None
 
     # documents
@@ -87,7 +87,7 @@ class Settings(BaseSettings):
     # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
     # tuning questions (benchmarks/results/evidence_calibration.md)
     alpha: float = 1.0
-    beta: float = 0.1
+    beta: float = 0.25
     len_norm: str = "words"
     len_ref_words: int = 60
     # candidates per claim, pre-ranked by cosine; None: the scorer's own default (60 for the
@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     # candidates; set_gain None: only when no single sentence passes, else a set replaces a
     # passing single when it entails at least this much more; pairs hold one of the
     # set_anchors strongest (None: any two of set_top)
-    set_top: int = 8
+    set_top: int = 10
     set_anchors: int | None = 2
     set_max: int = 2
     set_gain: float | None = 0.1

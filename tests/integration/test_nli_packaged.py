@@ -53,15 +53,15 @@ def test_plain_cases(nli: ONNXEntailment) -> None:
     assert p[2].argmax() == NEUTRAL
 
 
-def test_batched_scores_match_one_by_one(nli: ONNXEntailment) -> None:
+def test_a_pairs_score_does_not_depend_on_its_companions(nli: ONNXEntailment) -> None:
     premises = ["A short one.", "A much longer premise that goes on about several unrelated things at length.",
-                "Cats are mammals."]
+                "Cats are mammals.", "Dogs bark at night, and the neighbours complain to the council.", "Cats purr."]
     together = nli.score(premises, "Cats are animals.")
     alone = np.stack([nli.score([p], "Cats are animals.")[0] for p in premises])
-    # same rows in the same order; dynamic int8 quantises each batch's activations with one
-    # scale, so a batch-mate moves a probability by a little (fp32 matches to 1e-4)
-    assert np.abs(together - alone).max() < 0.05
-    assert (together.argmax(1) == alone.argmax(1)).all()
+    reordered = nli.score(premises[::-1], "Cats are animals.")[::-1]
+    # dynamic int8 quantises a call's activations with one scale: were pairs batched, a
+    # companion would move a score (by up to 0.15 on real candidates), so each goes alone
+    assert np.array_equal(together, alone) and np.array_equal(together, reordered)
 
 
 def test_tampered_copy_is_refused(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -23,9 +24,12 @@ from gechat.models.manager import sha256_file
 from gechat.models.onnx_common import OnnxModel, batches, open_model
 
 PACKAGED_NLI = "gechat-nli-minilm"
-# pairs per call: on 2 cores 8 ran evidence selection about 30% faster than 32 (less padding
-# to a batch's longest pair), and MNLI pairs no slower
-ONNX_BATCH = 8
+# Pairs per call: one, with ``threads`` single-core calls side by side. The int8 model
+# quantizes its activations with a scale taken from the whole call's tensor, so in a batch a
+# pair's score moved with its companions (P_entail by up to 0.15 on evidence candidates, enough
+# to flip verdicts and to make a calibration grid fit noise); alone, a pair's score depends on
+# the pair only. Two one-core calls at once ran MNLI pairs as fast as batches of 8 on two cores.
+ONNX_BATCH = 1
 PACKAGED_NLI_DIR = Path(__file__).resolve().parents[1] / "data" / "nli-minilm"
 
 
@@ -82,7 +86,8 @@ class ONNXEntailment:
             calib = self.dir / "calibration.json"
             if calib.is_file():
                 self.calibration = {k: float(v) for k, v in json.loads(calib.read_text())["thresholds"].items()}
-            self._model = open_model(self.file, self.dir / "tokenizer.json", threads=self.threads,
+            self._model = open_model(self.file, self.dir / "tokenizer.json",
+                                     threads=1 if self.batch_size == 1 else self.threads,
                                      max_tokens=self.max_tokens)
         return self
 
@@ -94,9 +99,18 @@ class ONNXEntailment:
         self.load()
         assert self.labels is not None and self._model is not None
         out = np.zeros((len(pairs), 3), dtype=np.float32)
-        encodings = self._model.encode(pairs)
-        for idx in batches(encodings, self.batch_size):
-            logits, _ = self._model.run([encodings[i] for i in idx])
-            out[idx] = self.labels.logits_to_probs(logits)
+        model, encodings = self._model, self._model.encode(pairs)
+        groups = batches(encodings, self.batch_size)
+
+        def run(idx: list[int]) -> npt.NDArray[np.float32]:
+            return model.run([encodings[i] for i in idx])[0]
+
+        if self.batch_size == 1 and self.threads > 1 and len(groups) > 1:
+            with ThreadPoolExecutor(self.threads) as pool:  # onnxruntime releases the GIL in run
+                logits = list(pool.map(run, groups))
+        else:
+            logits = [run(idx) for idx in groups]
+        for idx, lg in zip(groups, logits, strict=True):
+            out[idx] = self.labels.logits_to_probs(lg)
         self.pairs_scored += len(pairs)
         return out
