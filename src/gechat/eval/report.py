@@ -18,10 +18,15 @@ RESULTS = Path("benchmarks") / "results"  # relative to the repository root, whe
 def machine() -> dict[str, Any]:
     cpu = platform.processor() or ""
     try:
+        info: dict[str, str] = {}
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+        # "AMD EPYC" names several generations whose speeds differ by 2x: family and model tell them apart
+        cpu = info.get("model name", cpu)
+        if "cpu family" in info:
+            avx512 = ", AVX-512" if "avx512f" in info.get("flags", "").split() else ""
+            cpu += f" (family {info['cpu family']}, model {info.get('model', '?')}{avx512})"
     except OSError:
         pass
     mem_gib = 0.0
