@@ -52,6 +52,9 @@ class ONNXEntailment:
         self.dir = Path(model_dir)
         self.file = self.dir / ("model.int8.onnx" if quantized else "model.onnx")
         self.batch_size, self.threads, self.max_tokens = batch_size, threads, max_tokens
+        # one pair a call: the threads run calls side by side, one core each; batches: one call
+        # at a time on all of them
+        self.calls_at_once = max(1, threads) if batch_size == 1 else 1
         self._model: OnnxModel | None = None
         self.labels: LabelMap | None = None
         self._lock = threading.Lock()
@@ -87,7 +90,7 @@ class ONNXEntailment:
             if calib.is_file():
                 self.calibration = {k: float(v) for k, v in json.loads(calib.read_text())["thresholds"].items()}
             self._model = open_model(self.file, self.dir / "tokenizer.json",
-                                     threads=1 if self.batch_size == 1 else self.threads,
+                                     threads=max(1, self.threads // self.calls_at_once),
                                      max_tokens=self.max_tokens)
         return self
 
@@ -105,8 +108,8 @@ class ONNXEntailment:
         def run(idx: list[int]) -> npt.NDArray[np.float32]:
             return model.run([encodings[i] for i in idx])[0]
 
-        if self.batch_size == 1 and self.threads > 1 and len(groups) > 1:
-            with ThreadPoolExecutor(self.threads) as pool:  # onnxruntime releases the GIL in run
+        if self.calls_at_once > 1 and len(groups) > 1:
+            with ThreadPoolExecutor(self.calls_at_once) as pool:  # onnxruntime releases the GIL in run
                 logits = list(pool.map(run, groups))
         else:
             logits = [run(idx) for idx in groups]
