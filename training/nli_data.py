@@ -97,8 +97,13 @@ def _in_dev(group: str, dev_share: float) -> bool:
 
 
 def training_mix(*, seed: int = 13, max_per_source: int | None = None, dev_share: float = 0.05,
-                 root: Path = NLI_DIR) -> tuple[list[Pair], list[Pair]]:
-    """(train, dev): the train sources, a page-grouped VitaminC dev slice, and the dev sources."""
+                 repeat: dict[str, int] | None = None, root: Path = NLI_DIR) -> tuple[list[Pair], list[Pair]]:
+    """(train, dev): the train sources (each ``repeat[name]`` times, default once), a page-grouped
+    VitaminC dev slice, and the dev sources."""
+    repeat = repeat or {}
+    unknown = set(repeat) - {n for n, s in SOURCES.items() if s.role == "train"}
+    if unknown:
+        raise ValueError(f"--repeat names no train source: {', '.join(sorted(unknown))}")
     rng = random.Random(seed)
     train: list[Pair] = []
     dev: list[Pair] = []
@@ -114,7 +119,7 @@ def training_mix(*, seed: int = 13, max_per_source: int | None = None, dev_share
             dev += held
             pairs = [p for p in pairs if not _in_dev(p.group, dev_share)]
         rng.shuffle(pairs)
-        train += pairs[:max_per_source] if max_per_source else pairs
+        train += (pairs[:max_per_source] if max_per_source else pairs) * repeat.get(name, 1)
     rng.shuffle(train)
     return train, dev
 

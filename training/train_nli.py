@@ -98,6 +98,14 @@ def accuracy(model: torch.nn.Module, tok: object, pairs: list[Pair], max_len: in
     return right / max(total, 1)
 
 
+def source_times(text: str) -> tuple[str, int]:
+    """argparse type for --repeat: SOURCE=N with N >= 1."""
+    name, _, times = text.partition("=")
+    if not name or not times.isdigit() or int(times) < 1:
+        raise argparse.ArgumentTypeError(f"expected SOURCE=N with N >= 1, got {text!r}")
+    return name, int(times)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
@@ -116,6 +124,8 @@ def main() -> None:
                     help="continue from this checkpoint (head included) instead of the packaged encoder")
     ap.add_argument("--claims", type=int, default=0,
                     help="add the claim-style pairs of training/claim_pairs.py, repeated this many times")
+    ap.add_argument("--repeat", action="append", default=[], metavar="SOURCE=N", type=source_times,
+                    help="show a train source's pairs N times (e.g. mnli_dev_matched=2); repeatable")
     args = ap.parse_args()
 
     random.seed(args.seed)
@@ -124,7 +134,10 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
 
-    train, dev = training_mix(seed=args.seed, max_per_source=args.max_per_source)
+    try:
+        train, dev = training_mix(seed=args.seed, max_per_source=args.max_per_source, repeat=dict(args.repeat))
+    except ValueError as err:
+        ap.error(str(err))
     if args.claims:
         train += claim_pairs(args.seed) * args.claims
         random.Random(args.seed).shuffle(train)

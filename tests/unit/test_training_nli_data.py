@@ -48,3 +48,12 @@ def test_mix_is_reproducible_and_seeded() -> None:
 def test_labels_are_three_way_or_marked_binary(mix: tuple[list, list]) -> None:  # type: ignore[type-arg]
     train, dev = mix
     assert {p.label for p in train + dev} <= {*range(len(LABELS)), NOT_ENTAILMENT}
+
+
+def test_repeat_upweights_one_source_and_names_only_train_sources() -> None:
+    once, _ = training_mix(seed=1, max_per_source=50)
+    twice, _ = training_mix(seed=1, max_per_source=50, repeat={"mnli_dev_matched": 2})
+    assert len(twice) == len(once) + 50
+    assert sum(p.source == "mnli_dev_matched" for p in twice) == 100
+    with pytest.raises(ValueError, match="sick_test"):
+        training_mix(seed=1, max_per_source=50, repeat={"sick_test": 2})
