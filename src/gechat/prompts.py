@@ -85,3 +85,11 @@ PROMPTS["probe_system"] = (
 )
 PROMPTS["probe_user"] = "Text:\n{text}\n\nPairs:\n{pairs}"
 PROMPTS["probe_item"] = "{n}. {a} -- {b}"
+
+# --- benchmarks only (benchmarks/evidence_ablations.py): a question as a statement
+# template, so an oracle claim reads like an answer sentence ---
+PROMPTS["claim_template_system"] = (
+    "You turn a question into a declarative sentence. Write the sentence that states the "
+    "answer, with the word ANSWER where the answer goes. Keep every name of the question. "
+    "Reply with the sentence only."
+)

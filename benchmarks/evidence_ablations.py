@@ -1,0 +1,262 @@
+"""Variants of the evidence step tried against the defaults on 2WikiMultihopQA tuning questions 101-150.
+
+Oracle mode, as in calibrate_evidence.py (the gold answer phrased as a claim must be supported
+by the gold sentences; another question's answer must not come out supported), each variant
+against the defaults on the same questions:
+
+- ``title``: each premise read with its document's title first ("Title: sentence", as
+  fact-verification systems do with Wikipedia pages), so a sentence that says "He ..." names
+  its subject; ``title-unnamed`` only where the sentence does not contain the title already.
+- ``prune-L``: sentence sets found by backward elimination instead of beam growth: the L most
+  relevant candidates as one premise, then drop the sentence whose removal keeps P_entail
+  highest while it stays above the threshold; ``both-L`` keeps whichever of the two sets has
+  the higher F; ``refine-L`` prunes only for claims the beam search already supports (the
+  verdict stays the defaults').
+- ``llm-blend``: the cross-encoder's 3 strongest candidates of every call re-scored by the 0.5B
+  LLM scorer and averaged with it (first 10 questions: the LLM costs ~0.3 s a pair).
+- ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
+  "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
+  question (yes/no questions and failed templates keep the default form).
+
+Writes benchmarks/results/ablations/evidence_variants.{md,json}.
+
+    python benchmarks/evidence_ablations.py [--limit N] [--only title,prune-4,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from calibrate_evidence import MemoEmbedder, MemoScorer
+from common import write
+from gechat.eval.bench import Bench, as_claim, supported_sentences, wrong_answers
+from gechat.eval.datasets import QAItem, twowiki
+from gechat.eval.evidence import prf
+from gechat.eval.metrics import balanced_accuracy
+from gechat.evidence import SELECTORS, ClaimInput, EvidencePool
+from gechat.evidence.objective import ObjectiveSelector, Probs
+from gechat.models import ENTAILERS, build_llm
+from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
+from gechat.models.llm.cache import CachedLLM
+from gechat.prompts import PROMPTS
+from gechat.settings import Settings
+from gechat.types import Evidence, Sentence, Usage
+
+Vec = npt.NDArray[np.float32]
+
+
+@dataclass
+class Case:
+    item: QAItem
+    wrong: str
+    pool: EvidencePool
+    gold: set[int]
+
+
+def doc_title(pool: EvidencePool, s: Sentence) -> str:
+    # the bench names each paragraph's file "NN-Title_words"; the loader titles it by the stem
+    stem = pool.titles.get(s.doc_id, "")
+    return stem.split("-", 1)[-1].replace("_", " ").strip()
+
+
+class Titled:
+    """Premises are read with their document's title first; the memo below scores them."""
+
+    name = "titled"
+
+    def __init__(self, inner: MemoScorer) -> None:
+        self.inner, self.map = inner, dict[str, str]()
+        self.calibration, self.default_candidates = inner.calibration, inner.default_candidates
+
+    def score(self, premises: Sequence[str], hypothesis: str) -> Probs:
+        return self.inner.score([self.map.get(p, p) for p in premises], hypothesis)
+
+
+class TitledSelector(ObjectiveSelector):
+    unnamed_only = False
+
+    def premise(self, pool: EvidencePool, run: list[Sentence]) -> str:
+        text = pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
+        title = doc_title(pool, run[0])
+        return text if self.unnamed_only and title.lower() in text.lower() else f"{title}: {text}"
+
+    def select(self, claims: list[ClaimInput], pool: EvidencePool) -> list:  # type: ignore[type-arg]
+        assert isinstance(self.scorer, Titled)
+        self.scorer.map = {s.text: self.premise(pool, [s]) for s in pool.sentences}
+        return super().select(claims, pool)
+
+    def _set_text(self, sents: list[Sentence], pool: EvidencePool) -> str:
+        return " ".join(self.premise(pool, r) for r in self._runs(sents))
+
+
+class PrunedSelector(ObjectiveSelector):
+    top_l, mode = 4, "prune"
+
+    def _best_set(self, claim: ClaimInput, cands: list[Sentence], probs: Probs, pool: EvidencePool,
+                  qv: Vec | None) -> list[Evidence] | None:
+        grown = super()._best_set(claim, cands, probs, pool, qv) if self.mode != "prune" else None
+        if self.mode == "refine" and grown is None and not (probs[:, ENTAILMENT] >= self.supported).any():
+            return None
+        by_id = {s.id: s for s in pool.sentences}
+        ranked = np.argsort(-self._relevance(cands, probs, pool, qv))[: self.top_l]
+
+        def score(sets: list[frozenset[int]]) -> tuple[Probs, npt.NDArray[np.float64]]:
+            texts = [self._set_text(sorted((by_id[i] for i in c), key=lambda s: (s.doc_id, s.start)), pool)
+                     for c in sets]
+            p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
+            return p, self.objective(p[:, ENTAILMENT], texts)
+
+        cur = frozenset(cands[int(i)].id for i in ranked)
+        p, f = score([cur])
+        row, f_cur = p[0], float(f[0])
+        if row[ENTAILMENT] < self.supported:
+            return grown
+        while len(cur) > 2:
+            subs = [cur - {x} for x in cur]
+            p, f = score(subs)
+            k = int(np.argmax(p[:, ENTAILMENT]))
+            if p[k, ENTAILMENT] < max(self.supported, float(row[ENTAILMENT])):
+                break
+            cur, row, f_cur = subs[k], p[k], float(f[k])
+        if grown and grown[0].score >= f_cur:
+            return grown
+        chosen = sorted((by_id[i] for i in cur), key=lambda s: (s.doc_id, s.start))
+        return [pool.evidence(run, row, f_cur, self.name) for run in self._runs(chosen)]
+
+
+class Blend:
+    """The cross-encoder, with its ``top`` strongest candidates of a call averaged with the LLM scorer."""
+
+    name = "blend"
+
+    def __init__(self, inner: MemoScorer, llm: EntailmentScorer, top: int = 3, weight: float = 0.5) -> None:
+        self.inner, self.llm, self.top, self.weight = inner, llm, top, weight
+        self.calibration, self.default_candidates = inner.calibration, inner.default_candidates
+        self.memo: dict[tuple[str, str], Vec] = {}
+
+    def score(self, premises: Sequence[str], hypothesis: str) -> Probs:
+        p = np.array(self.inner.score(premises, hypothesis), dtype=np.float32)
+        top = [int(i) for i in np.argsort(-p[:, ENTAILMENT])[: self.top]] if len(p) else []
+        todo = [premises[i] for i in top if (premises[i], hypothesis) not in self.memo]
+        if todo:
+            rows = np.asarray(self.llm.score(todo, hypothesis), dtype=np.float32)
+            self.memo.update({(t, hypothesis): r for t, r in zip(todo, rows, strict=True)})
+        for i in top:
+            p[i] = self.weight * p[i] + (1 - self.weight) * self.memo[(premises[i], hypothesis)]
+        return p
+
+
+def declarative(llm: CachedLLM, question: str) -> str | None:
+    """The LLM's statement template for a question, with ANSWER where the answer goes."""
+    shots = [("Who directed the film Jaws?", "ANSWER directed the film Jaws."),
+             ("When was the director of Titanic born?", "The director of Titanic was born on ANSWER.")]
+    msgs = [{"role": "system", "content": PROMPTS["claim_template_system"]}]
+    for q, a in shots:
+        msgs += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
+    out = llm.complete([*msgs, {"role": "user", "content": question}], max_tokens=60, stop=["\n"]).text.strip()
+    return out if "ANSWER" in out else None
+
+
+def claims_of(case: Case, template: str | None) -> list[ClaimInput]:
+    if template is None or case.item.answer.strip().lower() in ("yes", "no"):
+        texts = [as_claim(case.item.question, case.item.answer), as_claim(case.item.question, case.wrong)]
+    else:
+        texts = [template.replace("ANSWER", a.strip()) for a in (case.item.answer, case.wrong)]
+    return [ClaimInput(text=t, source="answer") for t in texts]
+
+
+def measure(sel: ObjectiveSelector, memo: MemoScorer, cases: list[Case],
+            templates: Callable[[Case], str | None] = lambda c: None) -> dict[str, float]:
+    before, t0 = memo.requested, time.perf_counter()
+    f1, p, r, preds, golds = [], [], [], [], []
+    for case in cases:
+        right, wrong = sel.select(claims_of(case, templates(case)), case.pool)
+        m = prf(set(supported_sentences([right])), case.gold)
+        f1.append(m.f1)
+        p.append(m.precision)
+        r.append(m.recall)
+        preds += [right.verdict == "supported", wrong.verdict == "supported"]
+        golds += [True, False]
+    return {"questions": len(cases), "f1": round(float(np.mean(f1)), 4), "precision": round(float(np.mean(p)), 4),
+            "recall": round(float(np.mean(r)), 4), "verdict_ba": round(balanced_accuracy(preds, golds), 4),
+            "pairs_per_claim": round((memo.requested - before) / (2 * len(cases)), 1),
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--limit", type=int, default=None, help="tuning questions (default: all 50)")
+    ap.add_argument("--only", default="", help="comma-separated variants (default: all)")
+    ap.add_argument("--work", type=Path, default=Path(".cache/bench/calibrate"))
+    args = ap.parse_args()
+    settings = Settings.load("default")
+    llm = build_llm(settings, Usage())
+    bench = Bench(settings, args.work, llm=llm, selectors=[])
+    memo, embedder = MemoScorer(bench.scorer), MemoEmbedder(bench.embedder)
+    items = twowiki("calibrate", limit=args.limit)
+    wrong = wrong_answers([i.question for i in items], [i.answer for i in items])
+    cases = []
+    for item, w in zip(items, wrong, strict=True):
+        ws, gold = bench.qa_workspace(item)
+        _, pool = ws.whole_pool()
+        ws.close()
+        cases.append(Case(item, w, pool, gold))
+
+    def selector(cls: type[ObjectiveSelector], scorer: object, **attrs: object) -> ObjectiveSelector:
+        base = SELECTORS.create("nli-objective", settings, scorer=scorer, embedder=embedder)
+        sel = cls.__new__(cls)
+        sel.__dict__.update({**base.__dict__, **attrs})
+        return sel
+
+    templates: dict[str, str | None] = {}
+
+    def template(case: Case) -> str | None:
+        q = case.item.question
+        if q not in templates:
+            templates[q] = declarative(llm, q)
+        return templates[q]
+
+    def blended(n: int) -> dict[str, float]:
+        llm_scorer = ENTAILERS.create("llm", settings.model_copy(update={"entailment_model": "qwen2.5-coder-0.5b"}))
+        return measure(selector(ObjectiveSelector, Blend(memo, llm_scorer)), memo, cases[:n])
+
+    variants: dict[str, Callable[[], dict[str, float]]] = {
+        "defaults": lambda: measure(selector(ObjectiveSelector, memo), memo, cases),
+        "title": lambda: measure(selector(TitledSelector, Titled(memo)), memo, cases),
+        "title-unnamed": lambda: measure(selector(TitledSelector, Titled(memo), unnamed_only=True), memo, cases),
+        **{f"{mode}-{n}": (lambda mode=mode, n=n: measure(selector(PrunedSelector, memo, top_l=n, mode=mode),
+                                                          memo, cases))
+           for mode, n in (("prune", 4), ("prune", 6), ("both", 4), ("refine", 4), ("refine", 6))},
+        "defaults-first10": lambda: measure(selector(ObjectiveSelector, memo), memo, cases[:10]),
+        "llm-blend-first10": lambda: blended(10),
+        "declarative": lambda: measure(selector(ObjectiveSelector, memo), memo, cases, template),
+    }
+    chosen = [v for v in args.only.split(",") if v] or list(variants)
+    unknown = set(chosen) - set(variants)
+    if unknown:
+        ap.error(f"unknown variants: {', '.join(sorted(unknown))}; choose from {', '.join(variants)}")
+    results = {}
+    for name in chosen:
+        results[name] = variants[name]()
+        print(name, results[name], flush=True)
+    rows = ["| variant | questions | F1 (P / R) | verdict BA | pairs scored per claim |", "|---|---|---|---|---|"]
+    rows += [f"| {n} | {m['questions']} | {m['f1']:.3f} ({m['precision']:.3f} / {m['recall']:.3f}) | "
+             f"{m['verdict_ba']:.3f} | {m['pairs_per_claim']:.0f} |" for n, m in results.items()]
+    flat = {f"{n}__{k}": v for n, m in results.items() for k, v in m.items()}
+    body = "\n".join(["2WikiMultihopQA tuning questions 101-150, oracle mode, the evidence defaults unless the "
+                      "variant changes them (see the script's docstring):", "", *rows])
+    print(write("ablations/evidence_variants", flat, body, {"entailment": settings.entailment}))
+
+
+if __name__ == "__main__":
+    main()
