@@ -50,7 +50,7 @@ from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
 from gechat.prompts import PROMPTS
 from gechat.settings import Settings
-from gechat.types import Evidence, Sentence, Usage
+from gechat.types import Claim, Evidence, Sentence, Usage
 
 Vec = npt.NDArray[np.float32]
 
@@ -90,7 +90,7 @@ class TitledSelector(ObjectiveSelector):
         title = doc_title(pool, run[0])
         return text if self.unnamed_only and title.lower() in text.lower() else f"{title}: {text}"
 
-    def select(self, claims: list[ClaimInput], pool: EvidencePool) -> list:  # type: ignore[type-arg]
+    def select(self, claims: list[ClaimInput], pool: EvidencePool) -> list[Claim]:
         assert isinstance(self.scorer, Titled)
         self.scorer.map = {s.text: self.premise(pool, [s]) for s in pool.sentences}
         return super().select(claims, pool)

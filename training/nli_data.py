@@ -101,9 +101,10 @@ def training_mix(*, seed: int = 13, max_per_source: int | None = None, dev_share
     """(train, dev): the train sources (each ``repeat[name]`` times, default once), a page-grouped
     VitaminC dev slice, and the dev sources."""
     repeat = repeat or {}
-    unknown = set(repeat) - {n for n, s in SOURCES.items() if s.role == "train"}
+    trainable = sorted(n for n, s in SOURCES.items() if s.role == "train")
+    unknown = sorted(set(repeat) - set(trainable))
     if unknown:
-        raise ValueError(f"--repeat names no train source: {', '.join(sorted(unknown))}")
+        raise ValueError(f"not a train source: {', '.join(unknown)} (train sources: {', '.join(trainable)})")
     rng = random.Random(seed)
     train: list[Pair] = []
     dev: list[Pair] = []
