@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.evidence.objective import ObjectiveSelector
 from gechat.types import Chunk, Sentence
@@ -203,3 +203,40 @@ def test_set_anchors_pair_only_the_strongest_candidates() -> None:
     hop = Scripted({s[0]: (0.4, 0.0), s[2]: (0.1, 0.0), joint: (0.85, 0.0)})
     (claim,) = selector(hop, set_top=4, set_anchors=1).select(claims, p)
     assert claim.verdict == "supported" and [e.text for e in claim.evidence] == [s[0], s[2]]
+
+
+@pytest.mark.parametrize(("text", "heading"), [
+    ("1 Introduction", True), ("3.2 Related Work", True), ("4. Experiments and Results", True),
+    ("Abstract", True), ("Gamma.", False), ("Scott Derrickson", False), ("Total revenue 1,234", False),
+    ("2019", False), ("The graph has 280M nodes", False), ("1 The model reads every page of the report", False),
+])
+def test_is_heading(text: str, heading: bool) -> None:
+    assert is_heading(text) is heading
+
+
+HEADED = "1 Introduction\nThe graph has more than 280M nodes."
+
+
+def headed_pool() -> EvidencePool:
+    sents = [Sentence(id=1, doc_id=1, chunk_id=1, ord=0, page=1, start=0, end=14, text=HEADED[0:14]),
+             Sentence(id=2, doc_id=1, chunk_id=1, ord=1, page=1, start=15, end=len(HEADED), text=HEADED[15:])]
+    chunk = Chunk(id=1, doc_id=1, ord=0, start=0, end=len(HEADED), text=HEADED, sentence_ids=[1, 2])
+    return EvidencePool(sentences=sents, chunks={1: chunk}, titles={1: "doc.pdf"},
+                        vectors=np.asarray([[1.0, 0.0], [0.6, 0.8]], np.float32))
+
+
+def test_a_heading_is_never_evidence_even_when_it_scores_highest() -> None:
+    p = headed_pool()
+    # the heading alone would pass the threshold, and pair with the sentence beside it
+    scorer = Scripted({"1 Introduction": (0.9, 0.0), p.sentences[1].text: (0.3, 0.0), HEADED: (0.95, 0.0)})
+    (claim,) = selector(scorer).select([ClaimInput(text="The introduction gives the size.", source="thought")], p)
+    assert claim.verdict == "unsupported"
+    assert [e.text for e in claim.evidence] == [p.sentences[1].text]
+
+
+def test_nearest_skips_what_it_is_told_to_skip() -> None:
+    p = headed_pool()
+    query = np.asarray([[1.0, 0.0]], np.float32)  # closest to the heading
+    assert [s.id for s in p.nearest(query, None, 1)[0]] == [1]  # type: ignore[arg-type]
+    assert [s.id for s in p.nearest(query, None, 1, skip=lambda s: is_heading(s.text))[0]] == [2]  # type: ignore[arg-type]
+    assert p.nearest(query, None, 5, skip=lambda s: True) == [[]]  # type: ignore[arg-type]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Literal, Protocol
 
 import numpy as np
@@ -10,6 +12,18 @@ from pydantic import BaseModel, ConfigDict
 
 from gechat.models.embed_base import Embedder
 from gechat.types import Chunk, Claim, Evidence, Sentence
+
+# A section heading: "1 Introduction", "3.2 Related Work" (a number, then up to six words)
+# or one capitalised word alone ("Abstract"), with no end punctuation.
+_HEADING = re.compile(r"(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?[A-Z][A-Za-z-]*(?:\s+[A-Za-z][A-Za-z-]*){0,5}")
+
+
+def is_heading(text: str) -> bool:
+    """A heading states nothing a claim could rest on, yet the cross-encoder gives it a weak
+    P_entail for claims about the document itself ("the introduction says ..."), enough to pass
+    the threshold; so headings are never evidence candidates."""
+    t = text.strip()
+    return bool(_HEADING.fullmatch(t)) and (t[0].isdigit() or len(t.split()) == 1)
 
 
 class ClaimInput(BaseModel):
@@ -34,12 +48,17 @@ class EvidencePool(BaseModel):
             vecs = embedder.embed([s.text for s in self.sentences])
         return vecs
 
-    def nearest(self, queries: npt.NDArray[np.float32], embedder: Embedder, k: int) -> list[list[Sentence]]:
-        """For each query vector, the ``k`` sentences closest by cosine, in document order."""
+    def nearest(self, queries: npt.NDArray[np.float32], embedder: Embedder, k: int,
+                skip: Callable[[Sentence], bool] | None = None) -> list[list[Sentence]]:
+        """For each query vector, the ``k`` sentences closest by cosine (none that ``skip``
+        rejects), in document order."""
         sents = self.sentences
         if not sents or not len(queries):
             return [[] for _ in queries]
         sims = queries @ self.sentence_vectors(embedder).T
+        allowed = np.array([skip is None or not skip(s) for s in sents])
+        k = min(k, int(allowed.sum()))
+        sims = np.where(allowed, sims, -np.inf)
         return [[sents[i] for i in np.sort(np.argsort(-row)[:k])] for row in sims]
 
     def span_text(self, first: Sentence, last: Sentence) -> str:

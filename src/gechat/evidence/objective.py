@@ -1,6 +1,6 @@
 """GE-Chat's evidence objective: F(s) = alpha * P_entail(s => claim) - beta * len_norm(s).
 
-For every claim the candidates are the sentences of the retrieved chunks (pre-ranked by
+For every claim the candidates are the sentences of the retrieved chunks, headings aside (pre-ranked by
 embedding cosine when there are more than ``evidence_max_candidates``, so the entailment
 model sees at most that many). The best sentence wins; if no single sentence reaches the
 supported threshold (or, with ``set_gain``, always), small sets of sentences are scored as one
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, EntailmentScorer
@@ -55,10 +55,10 @@ class ObjectiveSelector:
 
     def _preselect(self, claims: list[ClaimInput], pool: EvidencePool,
                    qv: npt.NDArray[np.float32] | None) -> list[list[Sentence]]:
-        sents = pool.sentences
+        sents = [s for s in pool.sentences if not is_heading(s.text)]
         if len(sents) <= self.max_candidates or self.embedder is None or qv is None:
             return [sents for _ in claims]
-        return pool.nearest(qv, self.embedder, self.max_candidates)
+        return pool.nearest(qv, self.embedder, self.max_candidates, skip=lambda s: is_heading(s.text))
 
     def _one(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool,
              qv: npt.NDArray[np.float32] | None) -> Claim:
@@ -103,7 +103,7 @@ class ObjectiveSelector:
         def near(i: int) -> list[int]:
             s = by_id[i]
             return [n.id for n in (by_pos.get((s.chunk_id, s.ord - 1)), by_pos.get((s.chunk_id, s.ord + 1)))
-                    if n is not None]
+                    if n is not None and not is_heading(n.text)]
 
         def ordered(ids: frozenset[int]) -> list[Sentence]:
             return sorted((by_id[i] for i in ids), key=lambda s: (s.doc_id, s.start))
