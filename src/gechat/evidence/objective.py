@@ -55,10 +55,11 @@ class ObjectiveSelector:
 
     def _preselect(self, claims: list[ClaimInput], pool: EvidencePool,
                    qv: npt.NDArray[np.float32] | None) -> list[list[Sentence]]:
-        sents = [s for s in pool.sentences if not is_heading(s.text)]
+        headings = {s.id for s in pool.sentences if is_heading(s.text)}
+        sents = [s for s in pool.sentences if s.id not in headings]
         if len(sents) <= self.max_candidates or self.embedder is None or qv is None:
             return [sents for _ in claims]
-        return pool.nearest(qv, self.embedder, self.max_candidates, skip=lambda s: is_heading(s.text))
+        return pool.nearest(qv, self.embedder, self.max_candidates, skip=lambda s: s.id in headings)
 
     def _one(self, claim: ClaimInput, cands: list[Sentence], pool: EvidencePool,
              qv: npt.NDArray[np.float32] | None) -> Claim:
