@@ -104,18 +104,23 @@ class Case:
     gold: set[int]
 
 
-def evaluate(sel: ObjectiveSelector, cases: list[Case]) -> dict[str, float]:
-    assert isinstance(sel.scorer, MemoScorer)
-    before = sel.scorer.requested
-    f1s, preds, golds = [], [], []
+def evaluate(sel: ObjectiveSelector, cases: list[Case], memo: MemoScorer | None = None) -> dict[str, float]:
+    """Oracle F1 (P / R), verdict balanced accuracy and pairs per claim; ``memo`` counts the
+    pairs when the selector's scorer wraps it."""
+    memo = memo or sel.scorer  # type: ignore[assignment]
+    assert isinstance(memo, MemoScorer)
+    before = memo.requested
+    scores, preds, golds = [], [], []
     for case in cases:
         right, wrong = sel.select(case.claims, case.pool)
-        f1s.append(prf(set(supported_sentences([right])), case.gold).f1)
+        scores.append(prf(set(supported_sentences([right])), case.gold))
         preds += [right.verdict == "supported", wrong.verdict == "supported"]
         golds += [True, False]
-    f1, ba = float(np.mean(f1s)), balanced_accuracy(preds, golds)
-    pairs = (sel.scorer.requested - before) / max(1, 2 * len(cases))
-    return {"f1": f1, "verdict_ba": ba, "objective": f1 + ba, "pairs_per_claim": pairs}
+    f1, ba = float(np.mean([m.f1 for m in scores])), balanced_accuracy(preds, golds)
+    pairs = (memo.requested - before) / max(1, 2 * len(cases))
+    return {"f1": f1, "precision": float(np.mean([m.precision for m in scores])),
+            "recall": float(np.mean([m.recall for m in scores])), "verdict_ba": ba, "objective": f1 + ba,
+            "pairs_per_claim": pairs}
 
 
 def apply_threshold(supported: float, questions: int) -> None:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,12 +36,10 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from calibrate_evidence import MemoEmbedder, MemoScorer
+from calibrate_evidence import Case, MemoEmbedder, MemoScorer, evaluate
 from common import write
-from gechat.eval.bench import Bench, as_claim, supported_sentences, wrong_answers
+from gechat.eval.bench import Bench, as_claim, wrong_answers
 from gechat.eval.datasets import QAItem, twowiki
-from gechat.eval.evidence import prf
-from gechat.eval.metrics import balanced_accuracy
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool
 from gechat.evidence.objective import ObjectiveSelector, Probs
 from gechat.models import ENTAILERS, build_llm
@@ -56,7 +53,7 @@ Vec = npt.NDArray[np.float32]
 
 
 @dataclass
-class Case:
+class Question:
     item: QAItem
     wrong: str
     pool: EvidencePool
@@ -167,30 +164,20 @@ def declarative(llm: CachedLLM, question: str) -> str | None:
     return out if "ANSWER" in out else None
 
 
-def claims_of(case: Case, template: str | None) -> list[ClaimInput]:
-    if template is None or case.item.answer.strip().lower() in ("yes", "no"):
-        texts = [as_claim(case.item.question, case.item.answer), as_claim(case.item.question, case.wrong)]
+def claims_of(q: Question, template: str | None) -> list[ClaimInput]:
+    if template is None or q.item.answer.strip().lower() in ("yes", "no"):
+        texts = [as_claim(q.item.question, q.item.answer), as_claim(q.item.question, q.wrong)]
     else:
-        texts = [template.replace("ANSWER", a.strip()) for a in (case.item.answer, case.wrong)]
+        texts = [template.replace("ANSWER", a.strip()) for a in (q.item.answer, q.wrong)]
     return [ClaimInput(text=t, source="answer") for t in texts]
 
 
-def measure(sel: ObjectiveSelector, memo: MemoScorer, cases: list[Case],
-            templates: Callable[[Case], str | None] = lambda c: None) -> dict[str, float]:
-    before, t0 = memo.requested, time.perf_counter()
-    f1, p, r, preds, golds = [], [], [], [], []
-    for case in cases:
-        right, wrong = sel.select(claims_of(case, templates(case)), case.pool)
-        m = prf(set(supported_sentences([right])), case.gold)
-        f1.append(m.f1)
-        p.append(m.precision)
-        r.append(m.recall)
-        preds += [right.verdict == "supported", wrong.verdict == "supported"]
-        golds += [True, False]
-    return {"questions": len(cases), "f1": round(float(np.mean(f1)), 4), "precision": round(float(np.mean(p)), 4),
-            "recall": round(float(np.mean(r)), 4), "verdict_ba": round(balanced_accuracy(preds, golds), 4),
-            "pairs_per_claim": round((memo.requested - before) / (2 * len(cases)), 1),
-            "seconds": round(time.perf_counter() - t0, 1)}
+def measure(sel: ObjectiveSelector, memo: MemoScorer, questions: list[Question],
+            templates: Callable[[Question], str | None] = lambda q: None) -> dict[str, float]:
+    cases = [Case(claims_of(q, templates(q)), q.pool, q.gold) for q in questions]
+    m = evaluate(sel, cases, memo)
+    return {"questions": len(cases), **{k: round(m[k], 4) for k in ("f1", "precision", "recall", "verdict_ba")},
+            "pairs_per_claim": round(m["pairs_per_claim"], 1)}
 
 
 def main() -> None:
@@ -205,12 +192,12 @@ def main() -> None:
     memo, embedder = MemoScorer(bench.scorer), MemoEmbedder(bench.embedder)
     items = twowiki("calibrate", limit=args.limit)
     wrong = wrong_answers([i.question for i in items], [i.answer for i in items])
-    cases = []
+    questions = []
     for item, w in zip(items, wrong, strict=True):
         ws, gold = bench.qa_workspace(item)
         _, pool = ws.whole_pool()
         ws.close()
-        cases.append(Case(item, w, pool, gold))
+        questions.append(Question(item, w, pool, gold))
 
     def selector(cls: type[ObjectiveSelector], scorer: object, **attrs: object) -> ObjectiveSelector:
         base = SELECTORS.create("nli-objective", settings, scorer=scorer, embedder=embedder)
@@ -220,26 +207,26 @@ def main() -> None:
 
     templates: dict[str, str | None] = {}
 
-    def template(case: Case) -> str | None:
-        q = case.item.question
+    def template(question: Question) -> str | None:
+        q = question.item.question
         if q not in templates:
             templates[q] = declarative(llm, q)
         return templates[q]
 
     def blended(n: int) -> dict[str, float]:
         llm_scorer = ENTAILERS.create("llm", settings.model_copy(update={"entailment_model": "qwen2.5-coder-0.5b"}))
-        return measure(selector(ObjectiveSelector, Blend(memo, llm_scorer)), memo, cases[:n])
+        return measure(selector(ObjectiveSelector, Blend(memo, llm_scorer)), memo, questions[:n])
 
     variants: dict[str, Callable[[], dict[str, float]]] = {
-        "defaults": lambda: measure(selector(ObjectiveSelector, memo), memo, cases),
-        "title": lambda: measure(selector(TitledSelector, Titled(memo)), memo, cases),
-        "title-unnamed": lambda: measure(selector(TitledSelector, Titled(memo), unnamed_only=True), memo, cases),
+        "defaults": lambda: measure(selector(ObjectiveSelector, memo), memo, questions),
+        "title": lambda: measure(selector(TitledSelector, Titled(memo)), memo, questions),
+        "title-unnamed": lambda: measure(selector(TitledSelector, Titled(memo), unnamed_only=True), memo, questions),
         **{f"{mode}-{n}": (lambda mode=mode, n=n: measure(selector(PrunedSelector, memo, top_l=n, mode=mode),
-                                                          memo, cases))
+                                                          memo, questions))
            for mode, n in (("prune", 4), ("prune", 6), ("both", 4), ("refine", 4), ("refine", 6))},
-        "defaults-first10": lambda: measure(selector(ObjectiveSelector, memo), memo, cases[:10]),
+        "defaults-first10": lambda: measure(selector(ObjectiveSelector, memo), memo, questions[:10]),
         "llm-blend-first10": lambda: blended(10),
-        "declarative": lambda: measure(selector(ObjectiveSelector, memo), memo, cases, template),
+        "declarative": lambda: measure(selector(ObjectiveSelector, memo), memo, questions, template),
     }
     chosen = [v for v in args.only.split(",") if v] or list(variants)
     unknown = set(chosen) - set(variants)
