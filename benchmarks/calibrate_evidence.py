@@ -110,9 +110,11 @@ def evaluate(sel: ObjectiveSelector, cases: list[Case], memo: MemoScorer | None 
     memo = memo or sel.scorer  # type: ignore[assignment]
     assert isinstance(memo, MemoScorer)
     before = memo.requested
-    scores, preds, golds = [], [], []
+    scores, preds, golds, contra = [], [], [], [0, 0]
     for case in cases:
         right, wrong = sel.select(case.claims, case.pool)
+        contra[0] += right.verdict == "contradicted"
+        contra[1] += wrong.verdict == "contradicted"
         scores.append(prf(set(supported_sentences([right])), case.gold))
         preds += [right.verdict == "supported", wrong.verdict == "supported"]
         golds += [True, False]
@@ -120,7 +122,8 @@ def evaluate(sel: ObjectiveSelector, cases: list[Case], memo: MemoScorer | None 
     pairs = (memo.requested - before) / max(1, 2 * len(cases))
     return {"f1": f1, "precision": float(np.mean([m.precision for m in scores])),
             "recall": float(np.mean([m.recall for m in scores])), "verdict_ba": ba, "objective": f1 + ba,
-            "pairs_per_claim": pairs}
+            "pairs_per_claim": pairs, "contradicted_right": contra[0] / max(1, len(cases)),
+            "contradicted_wrong": contra[1] / max(1, len(cases))}
 
 
 def apply_threshold(supported: float, questions: int) -> None:

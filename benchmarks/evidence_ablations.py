@@ -14,6 +14,10 @@ against the defaults on the same questions:
   verdict stays the defaults').
 - ``llm-blend``: the cross-encoder's 3 strongest candidates of every call re-scored by the 0.5B
   LLM scorer and averaged with it (first 10 questions: the LLM costs ~0.3 s a pair).
+- ``no-contribution``: sets may hold a sentence that has no word of the claim the others lack
+  (the default until 2026-11-23: the set rule of ``set_contribution``).
+- ``no-contra-overlap``: a sentence that shares no word with the claim may contradict it
+  (the default until 2026-11-23; ``contra_overlap``).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -176,7 +180,8 @@ def measure(sel: ObjectiveSelector, memo: MemoScorer, questions: list[Question],
             templates: Callable[[Question], str | None] = lambda q: None) -> dict[str, float]:
     cases = [Case(claims_of(q, templates(q)), q.pool, q.gold) for q in questions]
     m = evaluate(sel, cases, memo)
-    return {"questions": len(cases), **{k: round(m[k], 4) for k in ("f1", "precision", "recall", "verdict_ba")},
+    keys = ("f1", "precision", "recall", "verdict_ba", "contradicted_right", "contradicted_wrong")
+    return {"questions": len(cases), **{k: round(m[k], 4) for k in keys},
             "pairs_per_claim": round(m["pairs_per_claim"], 1)}
 
 
@@ -227,6 +232,10 @@ def main() -> None:
         "defaults-first10": lambda: measure(selector(ObjectiveSelector, memo), memo, questions[:10]),
         "llm-blend-first10": lambda: blended(10),
         "declarative": lambda: measure(selector(ObjectiveSelector, memo), memo, questions, template),
+        "no-contribution": lambda: measure(selector(ObjectiveSelector, memo, set_contribution=False), memo,
+                                           questions),
+        "no-contra-overlap": lambda: measure(selector(ObjectiveSelector, memo, contra_overlap=False), memo,
+                                             questions),
     }
     chosen = [v for v in args.only.split(",") if v] or list(variants)
     unknown = set(chosen) - set(variants)
@@ -236,9 +245,11 @@ def main() -> None:
     for name in chosen:
         results[name] = variants[name]()
         print(name, results[name], flush=True)
-    rows = ["| variant | questions | F1 (P / R) | verdict BA | pairs scored per claim |", "|---|---|---|---|---|"]
+    rows = ["| variant | questions | F1 (P / R) | verdict BA | contradicted: right / wrong answers | "
+            "pairs scored per claim |", "|---|---|---|---|---|---|"]
     rows += [f"| {n} | {m['questions']} | {m['f1']:.3f} ({m['precision']:.3f} / {m['recall']:.3f}) | "
-             f"{m['verdict_ba']:.3f} | {m['pairs_per_claim']:.0f} |" for n, m in results.items()]
+             f"{m['verdict_ba']:.3f} | {m['contradicted_right']:.2f} / {m['contradicted_wrong']:.2f} | "
+             f"{m['pairs_per_claim']:.0f} |" for n, m in results.items()]
     flat = {f"{n}__{k}": v for n, m in results.items() for k, v in m.items()}
     body = "\n".join(["2WikiMultihopQA tuning questions 101-150, oracle mode, the evidence defaults unless the "
                       "variant changes them (see the script's docstring):", "", *rows])

@@ -101,6 +101,10 @@ class Settings(BaseSettings):
     set_anchors: int | None = 2
     set_max: int = 2
     set_gain: float | None = 0.1
+    # a set only where each sentence holds a word of the claim the others lack (no passengers)
+    set_contribution: bool = True
+    # contradicted only by a sentence that shares a word with the claim (not by unrelated text)
+    contra_overlap: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -33,3 +33,12 @@ def test_candidate_count_follows_the_scorer() -> None:
 def test_defaults_use_the_packaged_cross_encoder() -> None:
     s = Settings()
     assert (s.entailment, s.entailment_model, s.claims_from_thoughts) == ("onnx", None, True)
+
+
+def test_set_contribution_and_contra_overlap_are_on_by_default_and_can_be_turned_off() -> None:
+    s = Settings.load("test")
+    on = SELECTORS.create("nli-objective", s, scorer=FakeEntailment())
+    assert (on.set_contribution, on.contra_overlap) == (True, True)  # type: ignore[attr-defined]
+    off = SELECTORS.create("nli-objective", s.model_copy(update={"set_contribution": False, "contra_overlap": False}),
+                           scorer=FakeEntailment())
+    assert (off.set_contribution, off.contra_overlap) == (False, False)  # type: ignore[attr-defined]

@@ -10,7 +10,8 @@ import pytest
 
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
-from gechat.evidence.objective import ObjectiveSelector
+from gechat.evidence.objective import ObjectiveSelector, contributes
+from gechat.lexical import content_keys
 from gechat.types import Chunk, Sentence
 
 TEXT = "Alpha is red. Alpha is big. Beta is small and was built in 1990 by a team. Gamma."
@@ -240,3 +241,44 @@ def test_nearest_skips_what_it_is_told_to_skip() -> None:
     assert [s.id for s in p.nearest(query, None, 1)[0]] == [1]  # type: ignore[arg-type]
     assert [s.id for s in p.nearest(query, None, 1, skip=lambda s: is_heading(s.text))[0]] == [2]  # type: ignore[arg-type]
     assert p.nearest(query, None, 5, skip=lambda s: True) == [[]]  # type: ignore[arg-type]
+
+
+def sents_of(*texts: str) -> list[Sentence]:
+    return [Sentence(id=i, doc_id=1, chunk_id=1, ord=i, page=1, start=0, end=len(t), text=t)
+            for i, t in enumerate(texts)]
+
+
+def test_contributes_needs_a_claim_word_only_each_sentence_has() -> None:
+    keys = content_keys("The director of Jaws was born in Cincinnati.")
+    hops = sents_of("Jaws is a 1975 film directed by Steven Spielberg.", "Spielberg was born in Cincinnati.")
+    assert contributes(keys, hops)
+    passenger = sents_of("Jaws was directed by Spielberg, born in Cincinnati.", "The film is about a shark.")
+    assert not contributes(keys, passenger)  # the second holds no word of the claim
+    echo = sents_of("Jaws was directed by Spielberg.", "Spielberg directed Jaws in 1975.")
+    assert not contributes(keys, echo)  # "Cincinnati" is in neither; all they share, both have
+
+
+def test_set_contribution_keeps_passengers_out_of_the_evidence() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    claims = [ClaimInput(text="Alpha is big and red.", source="answer")]
+    # the cross-encoder likes the pair of "Alpha is red." with the unrelated Gamma sentence
+    liked = f"{s[0]} {s[3]}"
+    scorer = Scripted({s[0]: (0.6, 0.0), s[3]: (0.1, 0.0), liked: (0.9, 0.0), TEXT[0:27]: (0.85, 0.0)})
+    assert [e.text for e in selector(scorer, set_gain=0.1).select(claims, p)[0].evidence] == [s[0], s[3]]
+    # each of the adjacent pair holds a claim word the other lacks ("red", "big"): it wins instead
+    (claim,) = selector(scorer, set_gain=0.1, set_contribution=True).select(claims, p)
+    assert [e.text for e in claim.evidence] == [TEXT[0:27]] and claim.verdict == "supported"
+
+
+def test_contra_overlap_ignores_contradictions_by_unrelated_text() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    claims = [ClaimInput(text="The report covers 2019.", source="thought")]
+    unrelated = Scripted({s[2]: (0.05, 0.9)})  # shares no word with the claim
+    assert selector(unrelated).select(claims, p)[0].verdict == "contradicted"
+    assert selector(unrelated, contra_overlap=True).select(claims, p)[0].verdict == "unsupported"
+    related = Scripted({s[2]: (0.05, 0.9)})
+    blue = [ClaimInput(text="Beta was built in 1985.", source="thought")]
+    (claim,) = selector(related, contra_overlap=True).select(blue, p)
+    assert claim.verdict == "contradicted" and claim.evidence[0].text == s[2]

@@ -9,9 +9,11 @@ was born in X" + "X is in Y"). Sets grow by beam search over the strongest candi
 P_entail plus cosine to the claim) up to ``set_max`` sentences, and stop growing when a
 bigger set entails no more. F, computed on the set's text, is maximised among the candidates
 that reach the threshold when any do, so the length penalty keeps sets small.
-Verdict: supported if P_entail >= supported_threshold; contradicted if some
-candidate's P_contradiction >= contradicted_threshold; otherwise unsupported, with the
-closest sentence still shown so the reader sees why.
+With ``set_contribution`` every sentence of a set must hold a word of the claim that the
+others lack. Verdict: supported if P_entail >= supported_threshold; contradicted if some
+candidate's P_contradiction >= contradicted_threshold (with ``contra_overlap``, only a
+candidate that shares a word with the claim); otherwise unsupported, with the closest
+sentence still shown so the reader sees why.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy.typing as npt
 
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
+from gechat.lexical import content_keys
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, EntailmentScorer
 from gechat.types import Claim, Evidence, Sentence
@@ -34,13 +37,15 @@ class ObjectiveSelector:
     def __init__(self, scorer: EntailmentScorer, embedder: Embedder | None, *, alpha: float,
                  beta: float, len_norm: str, len_ref_words: int, max_candidates: int,
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
-                 set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3) -> None:
+                 set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
+                 set_contribution: bool = False, contra_overlap: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
         self.max_candidates, self.set_top, self.set_max = max_candidates, set_top, set_max
         self.set_gain, self.set_anchors, self.beam = set_gain, set_anchors, beam
         self.supported, self.contradicted = supported, contradicted
+        self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -84,8 +89,14 @@ class ObjectiveSelector:
                 evidence = found
         if evidence[0].p_entail >= self.supported:
             return Claim(text=claim.text, source=claim.source, verdict="supported", evidence=evidence)
-        worst = int(np.argmax(probs[:, CONTRADICTION]))
-        if probs[worst, CONTRADICTION] >= self.contradicted:
+        contra = probs[:, CONTRADICTION]
+        if self.contra_overlap:
+            # an NLI model calls unrelated text a contradiction (its training pairs taught it
+            # that a different scene contradicts); a reader could not check such a verdict
+            keys = content_keys(claim.text)
+            contra = np.where([bool(keys & content_keys(t)) for t in texts], contra, -1.0)
+        worst = int(np.argmax(contra))
+        if contra[worst] >= self.contradicted:
             ev = pool.evidence([cands[worst]], probs[worst], float(f[worst]), self.name)
             return Claim(text=claim.text, source=claim.source, verdict="contradicted", evidence=[ev])
         return Claim(text=claim.text, source=claim.source, verdict="unsupported", evidence=evidence)
@@ -110,12 +121,14 @@ class ObjectiveSelector:
             return sorted((by_id[i] for i in ids), key=lambda s: (s.doc_id, s.start))
 
         anchors = top[: self.set_anchors] if self.set_anchors is not None else top
+        claim_keys = content_keys(claim.text)
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
         level |= {frozenset((a, n)) for a in anchors for n in near(a)}
         scored: dict[frozenset[int], tuple[npt.NDArray[np.float32], float]] = {}
         best_p = float(probs[:, ENTAILMENT].max())
         for size in range(2, self.set_max + 1):
-            fresh = [c for c in level if len(c) == size and c not in scored]
+            fresh = [c for c in level if len(c) == size and c not in scored
+                     and (not self.set_contribution or contributes(claim_keys, ordered(c)))]
             if not fresh:
                 break
             texts = [self._set_text(ordered(c), pool) for c in fresh]
@@ -159,3 +172,11 @@ class ObjectiveSelector:
 
     def _set_text(self, sents: list[Sentence], pool: EvidencePool) -> str:
         return " ".join(pool.span_text(r[0], r[-1]) if len(r) > 1 else r[0].text for r in self._runs(sents))
+
+
+def contributes(claim_keys: set[str], sents: list[Sentence]) -> bool:
+    """Every sentence of a set tells part of the claim that the others do not (a word of the
+    claim only it has); otherwise the set is one sentence of evidence plus a passenger that the
+    cross-encoder happened to like, and the reader would be shown text that proves nothing."""
+    covers = [claim_keys & content_keys(s.text) for s in sents]
+    return all(c - set().union(*(o for j, o in enumerate(covers) if j != i)) for i, c in enumerate(covers))

@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from gechat.lexical import STOPWORDS, words
 from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, NEUTRAL
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NEGATIONS = frozenset({"not", "no", "never", "none", "nobody", "nothing", "neither", "nor"})
-_STOPWORDS_TEXT = (
-    "a an the of to in on at by for with from as is are was were be been being am "
-    "it its this that these those and or but if then so than there their they them he she "
-    "his her we our you your i me my do does did has have had will would can could should "
-    "may might must shall which who whom what when where why how all any some"
-)
-_STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def _negated(words: list[str]) -> bool:
-    return any(w in _NEGATIONS or w.endswith("n't") for w in words)
+def _negated(ws: list[str]) -> bool:
+    return any(w in _NEGATIONS or w.endswith("n't") for w in ws)
 
 
 def _stem(word: str) -> str:
@@ -35,7 +23,7 @@ def _stem(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    return {_stem(w) for w in _words(text) if w not in _STOPWORDS and w not in _NEGATIONS and not w.endswith("n't")}
+    return {_stem(w) for w in words(text) if w not in STOPWORDS and w not in _NEGATIONS and not w.endswith("n't")}
 
 
 class FakeEntailment:
@@ -49,13 +37,13 @@ class FakeEntailment:
 
     def score(self, premises: Sequence[str], hypothesis: str) -> npt.NDArray[np.float32]:
         hyp_words = content_words(hypothesis)
-        hyp_neg = _negated(_words(hypothesis))
+        hyp_neg = _negated(words(hypothesis))
         out = np.zeros((len(premises), 3), dtype=np.float64)
         for i, premise in enumerate(premises):
             prem_words = content_words(premise)
             overlap = len(hyp_words & prem_words) / len(hyp_words) if hyp_words else 0.0
             strong, weak = 0.05 + 0.9 * overlap, 0.05
-            mismatch = _negated(_words(premise)) != hyp_neg
+            mismatch = _negated(words(premise)) != hyp_neg
             out[i, CONTRADICTION] = strong if mismatch else weak
             out[i, ENTAILMENT] = weak if mismatch else strong
             out[i, NEUTRAL] = 1.0 - out[i, CONTRADICTION] - out[i, ENTAILMENT]
