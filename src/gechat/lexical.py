@@ -4,6 +4,7 @@ must share something with its claim); the models judge everything else."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _STOPWORDS_TEXT = (
@@ -19,10 +20,12 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def content_keys(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def content_keys(text: str) -> frozenset[str]:
     """Content words cut to a 5-letter key after a plural s: "director" and "directed" share
     "direc", "nodes" and "node" share "node". A loose match errs towards overlap, the safe
-    side for the checks that use it."""
+    side for the checks that use it. Memoised: a candidate sentence is checked in every set it
+    joins and again for every claim."""
     keys = set()
     for w in words(text):
         if w in STOPWORDS or w.endswith("n't"):
@@ -30,4 +33,4 @@ def content_keys(text: str) -> set[str]:
         if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
             w = w[:-1]
         keys.add(w[:5])
-    return keys
+    return frozenset(keys)

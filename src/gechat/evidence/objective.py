@@ -174,9 +174,9 @@ class ObjectiveSelector:
         return " ".join(pool.span_text(r[0], r[-1]) if len(r) > 1 else r[0].text for r in self._runs(sents))
 
 
-def contributes(claim_keys: set[str], sents: list[Sentence]) -> bool:
+def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
     """Every sentence of a set tells part of the claim that the others do not (a word of the
     claim only it has); otherwise the set is one sentence of evidence plus a passenger that the
     cross-encoder happened to like, and the reader would be shown text that proves nothing."""
     covers = [claim_keys & content_keys(s.text) for s in sents]
-    return all(c - set().union(*(o for j, o in enumerate(covers) if j != i)) for i, c in enumerate(covers))
+    return all(c - frozenset().union(*(o for j, o in enumerate(covers) if j != i)) for i, c in enumerate(covers))
