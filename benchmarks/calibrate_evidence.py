@@ -41,7 +41,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import write
-from gechat.eval.bench import Bench, as_claim, supported_sentences, wrong_answers
+from gechat.eval.bench import Bench, answer_claim, supported_sentences, wrong_answers
 from gechat.eval.datasets import twowiki
 from gechat.eval.evidence import prf
 from gechat.eval.metrics import balanced_accuracy
@@ -161,8 +161,8 @@ def main() -> None:
         ws, gold = bench.qa_workspace(item)
         _, pool = ws.whole_pool()
         ws.close()
-        cases.append(Case([ClaimInput(text=as_claim(item.question, item.answer), source="answer"),
-                           ClaimInput(text=as_claim(item.question, wrong[n]), source="answer")], pool, gold))
+        cases.append(Case([answer_claim(item.question, item.answer), answer_claim(item.question, wrong[n])],
+                          pool, gold))
         if (n + 1) % 25 == 0:
             print(f"workspaces {n + 1}/{len(items)} ({time.perf_counter() - t0:.0f} s)", flush=True)
     n_cands = candidate_count(settings, bench.scorer)

@@ -18,6 +18,9 @@ against the defaults on the same questions:
   (the default until 2026-11-23: the set rule of ``set_contribution``).
 - ``no-contra-overlap``: a sentence that shares no word with the claim may contradict it
   (the default until 2026-11-23; ``contra_overlap``).
+- ``coverage-off``: a claim may be supported by evidence that lacks its names and numbers (the
+  default until 2026-11-24; ``evidence_coverage``); ``coverage-all``: the evidence must hold
+  every content word of the claim that the question lacks.
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -42,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate_evidence import Case, MemoEmbedder, MemoScorer, evaluate
 from common import write
-from gechat.eval.bench import Bench, as_claim, wrong_answers
+from gechat.eval.bench import Bench, answer_claim, wrong_answers
 from gechat.eval.datasets import QAItem, twowiki
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool
 from gechat.evidence.objective import ObjectiveSelector, Probs
@@ -170,10 +173,10 @@ def declarative(llm: CachedLLM, question: str) -> str | None:
 
 def claims_of(q: Question, template: str | None) -> list[ClaimInput]:
     if template is None or q.item.answer.strip().lower() in ("yes", "no"):
-        texts = [as_claim(q.item.question, q.item.answer), as_claim(q.item.question, q.wrong)]
-    else:
-        texts = [template.replace("ANSWER", a.strip()) for a in (q.item.answer, q.wrong)]
-    return [ClaimInput(text=t, source="answer") for t in texts]
+        return [answer_claim(q.item.question, q.item.answer), answer_claim(q.item.question, q.wrong)]
+    given = template.replace("ANSWER", "")
+    return [ClaimInput(text=template.replace("ANSWER", a.strip()), source="answer", given=given)
+            for a in (q.item.answer, q.wrong)]
 
 
 def measure(sel: ObjectiveSelector, memo: MemoScorer, questions: list[Question],
@@ -236,6 +239,8 @@ def main() -> None:
                                            questions),
         "no-contra-overlap": lambda: measure(selector(ObjectiveSelector, memo, contra_overlap=False), memo,
                                              questions),
+        **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,
+                                                          questions)) for mode in ("off", "all")},
     }
     chosen = [v for v in args.only.split(",") if v] or list(variants)
     unknown = set(chosen) - set(variants)

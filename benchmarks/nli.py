@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +36,7 @@ from gechat.answer.claims import split_text
 from gechat.eval.bench import as_claim
 from gechat.eval.datasets import DATA
 from gechat.eval.metrics import accuracy, auroc, balanced_accuracy
+from gechat.lexical import uncovered
 from gechat.models import ENTAILERS
 from gechat.models.entail.base import ENTAILMENT
 from gechat.models.entail.onnx import PACKAGED_NLI_DIR, ONNXEntailment
@@ -44,27 +46,36 @@ Probs = npt.NDArray[np.float32]
 PairScorer = Callable[[Sequence[tuple[str, str]]], Probs]
 
 
-def halueval_pairs(limit: int | None = None) -> list[tuple[str, str, bool]]:
-    """(knowledge, claim, supported): the right and the hallucinated answer of each row, phrased
-    with one fixed template chosen before any scoring."""
-    out: list[tuple[str, str, bool]] = []
+class ClaimPair(NamedTuple):
+    premise: str
+    claim: str
+    supported: bool
+    given: str  # what the claim repeats from the question: it needs no evidence (evidence_coverage)
+
+
+def halueval_pairs(limit: int | None = None) -> list[ClaimPair]:
+    """(knowledge, claim, supported, given): the right and the hallucinated answer of each row,
+    phrased with one fixed template chosen before any scoring."""
+    out: list[ClaimPair] = []
     with (DATA / "halueval" / "dataset_halueval_qa.jsonl").open() as f:
         for i, line in enumerate(f):
             if limit is not None and i >= limit:
                 break
             row = json.loads(line)
             for key, ok in (("right_answer", True), ("hallucinated_answer", False)):
-                out.append((row["knowledge"], as_claim(row["question"], row[key]), ok))
+                out.append(ClaimPair(row["knowledge"], as_claim(row["question"], row[key]), ok,
+                                     as_claim(row["question"], "")))
     return out
 
 
-def expertqa_pairs(limit: int | None = None) -> list[tuple[str, str, bool]]:
-    """(cited evidence, claim, supported): support "Complete" is supported; "Incomplete",
+def expertqa_pairs(limit: int | None = None) -> list[ClaimPair]:
+    """(cited evidence, claim, supported, question): support "Complete" is supported; "Incomplete",
     "Partial" and "Missing" are not; "N/A" and claims citing nothing are left out."""
-    out: list[tuple[str, str, bool]] = []
+    out: list[ClaimPair] = []
     with (DATA / "expertqa" / "rand_test.jsonl").open() as f:
         for line in f:
-            for answer in json.loads(line)["answers"].values():
+            row = json.loads(line)
+            for answer in row["answers"].values():
                 for c in answer["claims"]:
                     if c.get("support") in (None, "N/A") or not c.get("evidence"):
                         continue
@@ -73,7 +84,7 @@ def expertqa_pairs(limit: int | None = None) -> list[tuple[str, str, bool]]:
                     if not evidence:
                         continue
                     claim = re.sub(r"\s*\[\d+\]", "", c["claim_string"]).strip()
-                    out.append((evidence, claim, c["support"] == "Complete"))
+                    out.append(ClaimPair(evidence, claim, c["support"] == "Complete", row["question"]))
     return out[:limit] if limit is not None else out
 
 
@@ -119,11 +130,16 @@ def evaluate(score: PairScorer, sets: dict[str, list], threshold: float, *, wind
         if not rows:
             continue
         if name in ("halueval_qa", "expertqa"):
-            pairs = [(p, h) for p, h, _ in rows]
-            gold = np.array([ok for _, _, ok in rows])
+            pairs = [(c.premise, c.claim) for c in rows]
+            gold = np.array([c.supported for c in rows])
             probs = score_windowed(score, pairs) if windowed_long else score(pairs)
-            r[f"{name}_balanced_accuracy"] = balanced_accuracy(probs[:, ENTAILMENT] >= threshold, gold)
+            entails = probs[:, ENTAILMENT] >= threshold
+            r[f"{name}_balanced_accuracy"] = balanced_accuracy(entails, gold)
             r[f"{name}_auroc"] = auroc(probs[:, ENTAILMENT], gold)
+            # the evidence step's verdict: the model, and the claim's names and numbers in the
+            # premise (evidence_coverage "facts"; the whole premise, not only the best window)
+            covered = np.array([not uncovered(c.claim, c.premise, given=c.given) for c in rows])
+            r[f"{name}_verdict_balanced_accuracy"] = balanced_accuracy(entails & covered, gold)
             continue
         probs = score([(p.premise, p.hypothesis) for p in rows])
         labels = np.array([p.label for p in rows])
@@ -222,17 +238,22 @@ def markdown(flat: dict[str, float], counts: dict[str, int], subset: int, thresh
             ("SICK test, 3-way acc", "sick_test_accuracy"),
             ("HaluEval-QA, balanced acc", "halueval_qa_balanced_accuracy"),
             ("HaluEval-QA, AUROC", "halueval_qa_auroc"),
+            ("HaluEval-QA, verdict rule (+ names and numbers in the premise), balanced acc",
+             "halueval_qa_verdict_balanced_accuracy"),
             ("ExpertQA claims, balanced acc", "expertqa_balanced_accuracy"),
-            ("ExpertQA claims, AUROC", "expertqa_auroc")]
+            ("ExpertQA claims, AUROC", "expertqa_auroc"),
+            ("ExpertQA claims, verdict rule, balanced acc", "expertqa_verdict_balanced_accuracy")]
     body = "## Cross-encoder, every pair\n\n| set | pairs | int8 (shipped) | fp32 |\n|---|---|---|---|\n"
     for label, key in rows:
         if key is None:
             body += f"| {label} | | {g('anli_r1_test_accuracy')} / {g('anli_r2_test_accuracy')} / " \
                     f"{g('anli_r3_test_accuracy')} | |\n"
             continue
-        n = counts.get(key.rsplit("_", 2)[0] if "balanced" in key else key.rsplit("_", 1)[0], "")
+        n = next((c for k, c in counts.items() if key.startswith(k + "_")), "")
         body += f"| {label} | {n} | {g(key)} | {g('fp32_' + key)} |\n"
     body += (f"\nBinary decisions: P(entailment) >= {threshold} (the calibrated \"supported\" threshold). "
+             "The verdict rule is the evidence step's (`evidence_coverage = \"facts\"`): that, and every name and "
+             "number of the claim that its question lacks found in the premise. "
              f"Throughput: {flat['pairs_per_second']} pairs/s batched on MNLI pairs; model files "
              f"{flat['model_megabytes']} MB.\n")
     body += (f"\n## Same pairs, LLM scorer vs cross-encoder (first {subset} rows of each set; ANLI: "

@@ -139,6 +139,8 @@ def ask(
             out.print(f"    [dim]{label}[/] [cyan]{escape(e.locator)}[/] "
                       f"P(entail)={e.p_entail:.2f} P(contra)={e.p_contradict:.2f} F={e.score:.2f}")
             out.print(f"    “{escape(e.text)}”")
+        if c.missing:
+            out.print(f"    [dim]not in the evidence:[/] {escape(', '.join(c.missing))}")
     tot = answer.usage.total
     out.print(f"[dim]{tot.calls} LLM calls ({tot.cache_hits} cached), {tot.prompt_tokens} prompt + "
               f"{tot.completion_tokens} completion tokens, "
@@ -183,6 +185,8 @@ def bench(
         ".cache/bench"),
     preset: PresetOpt = "default",
     config: ConfigOpt = None,
+    keep_others: Annotated[bool, typer.Option(
+        "--keep-others", help="Selectors not run now keep their figures from the results already in --out.")] = False,
 ) -> None:
     """Measure evidence quality on HotpotQA, 2WikiMultihopQA and FinanceBench (../shared/data)."""
     from gechat.eval.datasets import DATA
@@ -196,7 +200,7 @@ def bench(
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err) as bar:
         task = bar.add_task("loading models")
         flat, path = run(settings, plan=plan, work=work / preset, results=out_dir, selectors=names,
-                         tick=lambda what: bar.update(task, description=what))
+                         tick=lambda what: bar.update(task, description=what), keep_others=keep_others)
     out.print(f"wrote {escape(str(path))} and {escape(str(path.with_suffix('.json')))}")
     for key in sorted(k for k in flat if "oracle_f1__" in k or k.startswith(("evidence_score__", "fabricated"))):
         out.print(f"  {key}: {flat[key]}")

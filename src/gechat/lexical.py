@@ -34,3 +34,67 @@ def content_keys(text: str) -> frozenset[str]:
             w = w[:-1]
         keys.add(w[:5])
     return frozenset(keys)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# a capitalised word of two letters or more, with where it stands
+_CAPITALISED = re.compile(r"[A-Z][\w'-]+")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)$")
+_NOT_NAMES = frozenset(("yes", "no"))  # an answer to a yes/no question, whatever its case
+_LETTER_DIGIT = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+
+
+def _split_alnum(text: str) -> str:
+    """"FY2023" reads as "FY 2023" and "280M" as "280 M", so the parts meet their own kind."""
+    return _LETTER_DIGIT.sub(" ", text)
+
+
+def _number_key(m: str) -> str:
+    m = m.replace(",", "")
+    return m.rstrip("0").rstrip(".") if "." in m else m
+
+
+def number_keys(text: str) -> frozenset[str]:
+    """Numbers as digit strings: "1,844" and "1844" match, "8.70" and "8.7", "280M" and "280 million"."""
+    return frozenset(_number_key(m) for m in _NUMBER.findall(text))
+
+
+def _is_name(text: str, m: re.Match[str]) -> bool:
+    # a sentence's first word is capitalised anyway ("Yes", "Gross"); it counts as a name only
+    # when its shape says so ("USA", "JnJ")
+    word = m.group()
+    if word.lower() in _NOT_NAMES:
+        return False
+    return not _SENTENCE_START.search(text[: m.start()]) or any(c.isupper() for c in word[1:])
+
+
+def fact_keys(text: str) -> frozenset[str]:
+    """The words a reader checks first, names (capitalised words) and numbers, as keys."""
+    text = _split_alnum(text)
+    names = frozenset().union(*(content_keys(m.group()) for m in _CAPITALISED.finditer(text) if _is_name(text, m)))
+    return names | number_keys(text)
+
+
+def uncovered(claim: str, evidence: str, *, given: str = "", mode: str = "facts") -> frozenset[str]:
+    """The keys of ``claim`` that neither ``evidence`` nor ``given`` (the question, whose words
+    a claim may repeat unproven) holds: ``facts`` checks names and numbers, ``all`` every
+    content word. Empty means covered."""
+    if mode == "off":
+        return frozenset()
+    keys = fact_keys(claim) if mode == "facts" else content_keys(_split_alnum(claim))
+    have = frozenset().union(*(content_keys(t) | number_keys(t) for t in map(_split_alnum, (evidence, given))))
+    return keys - have
+
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[A-Za-z][\w'-]*")
+
+
+def missing_words(claim: str, evidence: str, *, given: str = "", mode: str = "facts") -> list[str]:
+    """``uncovered`` as the claim's own words, in order, for a reader: "1985", "Spielberg"."""
+    keys = uncovered(claim, evidence, given=given, mode=mode)
+    out: list[str] = []
+    for tok in _TOKEN.findall(_split_alnum(claim)):
+        tok_keys = number_keys(tok) if tok[0].isdigit() else content_keys(tok)
+        if tok_keys & keys and tok not in out:
+            out.append(tok)
+    return out

@@ -298,7 +298,7 @@ class Workspace:
 
         yield Stage("evidence")
         t = time.perf_counter()
-        claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts)
+        claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts, question=question)
         # GE-Chat: the reasoning steps search again (graph strategies), so each step's source is a candidate
         hits = self.retriever.for_evidence(draft.thoughts, hits, self.settings.top_k_chunks)
         pool = self.evidence_pool(hits)

@@ -105,6 +105,9 @@ class Settings(BaseSettings):
     set_contribution: bool = True
     # contradicted only by a sentence that shares a word with the claim (not by unrelated text)
     contra_overlap: bool = True
+    # supported only if the evidence holds the claim's names and numbers ("facts"), every
+    # content word ("all"), or no check ("off"); words of the question need no evidence
+    evidence_coverage: Literal["off", "facts", "all"] = "facts"
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -144,6 +144,9 @@ class Claim(BaseModel):
     source: Literal["answer", "thought"]
     verdict: Verdict
     evidence: list[Evidence] = Field(default_factory=list)
+    # the claim's names and numbers that the evidence shown does not hold (a reason it is not
+    # supported); empty when supported, or when no such check was made
+    missing: list[str] = Field(default_factory=list)
 
 
 class StageUsage(BaseModel):

@@ -7,6 +7,7 @@ gechat's own extraction (PyMuPDF's search of the drawn text).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -148,14 +149,20 @@ def test_errors_are_shown_not_thrown(site: str, tmp_path: Path) -> None:
         page.wait_for_function("document.getElementById('notice').innerText.includes('no documents')")
 
 
-def test_typing_a_question_has_the_model_read_its_excerpts_ahead(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def text_doc_page(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
+    """The page with PAGE_2 uploaded as a text document, and the fake LLM behind it."""
     app = fake_app(tmp_path)
     note = tmp_path / "note.txt"
     note.write_text(PAGE_2)
     with serve(app) as url, browser_page(url) as page:
         page.set_input_files("#files", str(note))
         page.wait_for_selector(".text-doc")
-        llm = app.state.gechat.workspaces.get("default").workspace().llm.inner
+        yield page, app.state.gechat.workspaces.get("default").workspace().llm.inner
+
+
+def test_typing_a_question_has_the_model_read_its_excerpts_ahead(tmp_path: Path) -> None:
+    with text_doc_page(tmp_path) as (page, llm):
         page.type("#question", QUESTION, delay=40)  # keystrokes, as a person types
         deadline = time.monotonic() + 10
         while not any(QUESTION in m[-1]["content"] for m in llm.prefilled) and time.monotonic() < deadline:
@@ -165,3 +172,15 @@ def test_typing_a_question_has_the_model_read_its_excerpts_ahead(tmp_path: Path)
         page.press("#question", "Enter")
         page.wait_for_selector("#claims button.claim")
         assert llm.calls[-1][0] == llm.prefilled[-1]  # the ask's prompt is the one read ahead
+
+
+def test_a_claim_whose_year_is_not_in_its_evidence_says_which_word_is_missing(tmp_path: Path) -> None:
+    with text_doc_page(tmp_path) as (page, llm):
+        llm._responder = lambda messages: "Answer: The Eiffel Tower was completed in 1925 for the World's Fair."
+        page.fill("#question", QUESTION)
+        page.press("#question", "Enter")
+        claim = page.locator("#claims button.claim").first
+        claim.wait_for()
+        assert claim.get_attribute("data-verdict") != "supported"
+        assert "not in the evidence: 1925" in claim.inner_text()
+        assert "not in the evidence: 1925" in (claim.get_attribute("aria-label") or "")

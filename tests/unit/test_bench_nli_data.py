@@ -11,15 +11,17 @@ pytestmark = pytest.mark.skipif(not (DATA / "halueval").exists(), reason="shared
 
 def test_halueval_gives_one_right_and_one_hallucinated_claim_per_row() -> None:
     pairs = halueval_pairs(limit=3)
-    assert [ok for _, _, ok in pairs] == [True, False] * 3
-    assert pairs[0][0] == pairs[1][0] and "Arthur's Magazine" in pairs[0][1]
+    assert [c.supported for c in pairs] == [True, False] * 3
+    assert pairs[0].premise == pairs[1].premise and "Arthur's Magazine" in pairs[0].claim
+    assert pairs[0].claim[len(pairs[0].given):] == "Arthur's Magazine"
 
 
 def test_expertqa_drops_uncited_and_na_claims_and_citation_marks() -> None:
     pairs = expertqa_pairs()
     assert 500 < len(pairs) < 800
-    assert not any("[1]" in claim or "http" in evidence[:8] for evidence, claim, _ in pairs)
-    assert 0.5 < np.mean([ok for _, _, ok in pairs]) < 0.8
+    assert not any("[1]" in c.claim or "http" in c.premise[:8] for c in pairs)
+    assert 0.5 < np.mean([c.supported for c in pairs]) < 0.8
+    assert all(c.given.strip() for c in pairs)  # the question the claim answers
 
 
 def test_long_premises_are_scored_as_their_best_window() -> None:

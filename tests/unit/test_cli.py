@@ -123,6 +123,25 @@ def test_bench_writes_both_result_files(tmp_path: Path) -> None:
                 "financebench_page_hit__nli", "answer_f1_hotpotqa"):
         assert key in flat, key
     assert "| quote |" in (tmp_path / "res" / "evidence.md").read_text()
+    first_rows = [json.loads(line) for line in (tmp_path / "res" / "evidence_questions.jsonl").read_text().splitlines()]
+    # re-running one selector keeps the other's figures and rows, and says where they come from
+    p = run("bench", "--preset", "test", "--limit", "1", "--selectors", "nli-objective", "--keep-others",
+            "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    again = json.loads((tmp_path / "res" / "evidence.json").read_text())
+    assert again["fabricated_rate__quote"] == flat["fabricated_rate__quote"]
+    assert again["meta"]["kept from an earlier run"]["selectors"] == ["quote"]
+    assert again["meta"]["kept from an earlier run"]["date"] == flat["meta"]["date"]
+    rows = [json.loads(line) for line in (tmp_path / "res" / "evidence_questions.jsonl").read_text().splitlines()]
+    assert {"nli-objective", "quote"} <= {r["selector"] for r in rows}
+    assert sum(r["selector"] == "quote" for r in rows) == sum(r["selector"] == "quote" for r in first_rows)
+    assert "| quote |" in (tmp_path / "res" / "evidence.md").read_text()
+    p = run("bench", "--preset", "test", "--limit", "1", "--selectors", "nli-objective", "--keep-others",
+            "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work"))
+    thrice = json.loads((tmp_path / "res" / "evidence.json").read_text())
+    assert thrice["meta"]["kept from an earlier run"]["date"] == flat["meta"]["date"]  # the run that measured them
+    assert_clean_error(run("bench", "--preset", "test", "--limit", "1", "--keep-others",
+                           "--out", str(tmp_path / "none"), "--work", str(tmp_path / "work")), "no earlier results")
 
 
 def test_graph_build_stops_at_budget_resumes_and_reports(tmp_path: Path) -> None:

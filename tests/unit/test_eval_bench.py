@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gechat.eval.bench import Bench, as_claim, summarise
@@ -60,3 +61,16 @@ def test_twowiki_splits_and_claim_template() -> None:
     assert len(twowiki("dev")) == 150 and len(twowiki("test")) == 200
     assert not {i.id for i in twowiki("dev")} & {i.id for i in twowiki("test")}
     assert as_claim(" Who? ", " Ann ") == 'The answer to the question "Who?" is: Ann'
+
+
+def test_llm_subset_rows_also_come_from_kept_llm_questions() -> None:
+    from gechat.eval.bench import Result
+
+    def embed(texts: object) -> np.ndarray:
+        return np.ones((len(texts), 4), np.float32)  # type: ignore[arg-type]
+
+    rows = [Result("hotpotqa", "oracle", "nli-objective", q, f1=f1) for q, f1 in (("a", 1.0), ("b", 0.0), ("c", 0.0))]
+    assert "hotpotqa_oracle_f1_llm_subset__nli" not in summarise(rows, embed)  # no LLM selector rows here
+    flat = summarise(rows, embed, {("hotpotqa", "oracle"): {"a"}})  # but kept ones covered question "a"
+    assert flat["hotpotqa_oracle_f1_llm_subset__nli"] == 1.0
+    assert flat["hotpotqa_oracle_f1__nli"] == pytest.approx(0.3333)

@@ -28,7 +28,7 @@ def is_abstention(text: str) -> bool:
     return bool(_ABSTAIN.search(text))
 
 
-def make_claims(draft: Draft, *, from_thoughts: bool) -> list[ClaimInput]:
+def make_claims(draft: Draft, *, from_thoughts: bool, question: str = "") -> list[ClaimInput]:
     claims: list[ClaimInput] = []
     seen: set[str] = set()
     parts = [(s, "answer") for s in split_text(draft.text)]
@@ -39,5 +39,5 @@ def make_claims(draft: Draft, *, from_thoughts: bool) -> list[ClaimInput]:
         if len(key.split()) < _MIN_WORDS or key in seen or is_abstention(text):
             continue
         seen.add(key)
-        claims.append(ClaimInput(text=text, source=source))  # type: ignore[arg-type]
+        claims.append(ClaimInput(text=text, source=source, given=question))  # type: ignore[arg-type]
     return claims

@@ -13,7 +13,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +63,12 @@ def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.
 def as_claim(question: str, answer: str) -> str:
     """The gold answer phrased as a claim (the same template as benchmarks/nli.py)."""
     return f'The answer to the question "{question.strip()}" is: {answer.strip()}'
+
+
+def answer_claim(question: str, answer: str) -> ClaimInput:
+    """The claim to ground; everything but the answer is given, so only the answer's names and
+    numbers must be in the evidence (``evidence_coverage``)."""
+    return ClaimInput(text=as_claim(question, answer), source="answer", given=as_claim(question, ""))
 
 
 @dataclass
@@ -118,8 +124,8 @@ class Bench:
     def oracle_qa(self, dataset: str, item: QAItem, wrong_answer: str, *, with_llm: bool = True) -> Iterator[Result]:
         ws, gold = self.qa_workspace(item)
         _, pool = ws.whole_pool()
-        claims = [ClaimInput(text=as_claim(item.question, item.answer), source="answer"),
-                  ClaimInput(text=as_claim(item.question, wrong_answer), source="answer")]
+        claims = [answer_claim(item.question, item.answer),
+                  answer_claim(item.question, wrong_answer)]
         for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:
                 right, wrong = sel.select(claims, pool)
@@ -134,7 +140,7 @@ class Bench:
         hits = ws.retriever.retrieve(item.question, self.settings.top_k_chunks)
         with self._cost() as answer_cost:
             draft = ws.answerer.answer(item.question, hits)
-        claims = make_claims(draft, from_thoughts=True)
+        claims = make_claims(draft, from_thoughts=True, question=item.question)
         pool = ws.evidence_pool(hits)
         for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:
@@ -158,8 +164,8 @@ class Bench:
         ws, gold = self.qa_workspace(item)
         if any(s != "vector" for s in strategies):
             ws.build_graph(extractor="fast")  # a no-op where the graph is complete
-        claims = [ClaimInput(text=as_claim(item.question, item.answer), source="answer"),
-                  ClaimInput(text=as_claim(item.question, wrong_answer), source="answer")]
+        claims = [answer_claim(item.question, item.answer),
+                  answer_claim(item.question, wrong_answer)]
         sel = self.selectors["nli-objective"]
         for strategy in strategies:
             retriever = RETRIEVERS.create(strategy, self.settings, store=ws.store, embedder=self.embedder)
@@ -180,7 +186,7 @@ class Bench:
         ws = self.workspace("fin-" + item.pdf.stem)
         if not ws.documents():
             ws.add([item.pdf])
-        claim = ClaimInput(text=as_claim(item.question, item.answer), source="answer")
+        claim = answer_claim(item.question, item.answer)
         hits = ws.retriever.retrieve(claim.text, max(self.settings.top_k_chunks, 5))
         pool = ws.evidence_pool(hits)
         gold_text = " ".join(t for t, _ in item.evidence)
@@ -308,11 +314,13 @@ def _group_metrics(dataset: str, mode: str, rs: Sequence[Result],
     return m
 
 
-def summarise(results: Sequence[Result], embed: Callable[[Sequence[str]], npt.NDArray[np.float32]]) -> dict[str, float]:
+def summarise(results: Sequence[Result], embed: Callable[[Sequence[str]], npt.NDArray[np.float32]],
+              llm_questions: Mapping[tuple[str, str], set[str]] | None = None) -> dict[str, float]:
     """Flat metrics per (dataset, mode, selector): ``<dataset>_<mode>_<metric>__<selector>``; the
     evidence score and fabricated rate over all oracle QA results also get short keys. Where
     the LLM selectors ran on fewer questions, every other selector is also scored on exactly
-    those (``..._<metric>_llm_subset__<selector>``), so the comparison is like for like."""
+    those (``..._<metric>_llm_subset__<selector>``), so the comparison is like for like;
+    ``llm_questions`` adds the questions of LLM selector rows kept from an earlier run."""
     groups: dict[tuple[str, str, str], list[Result]] = {}
     for r in results:
         groups.setdefault((r.dataset, r.mode, r.selector), []).append(r)
@@ -325,6 +333,7 @@ def summarise(results: Sequence[Result], embed: Callable[[Sequence[str]], npt.ND
             flat.setdefault(f"answer_f1_{dataset}", round(m["answer_f1"], 4))
         llm_ids = {r.question_id for (d, mo, sel), group in groups.items() if (d, mo) == (dataset, mode)
                    and SELECTOR_KEYS.get(sel) in ("reflection", "quote") for r in group}
+        llm_ids |= (llm_questions or {}).get((dataset, mode), set())
         if llm_ids and len(llm_ids) < len({r.question_id for r in rs}):
             sub = _group_metrics(dataset, mode, [r for r in rs if r.question_id in llm_ids], embed)
             m |= {f"{name}_llm_subset": v for name, v in sub.items()}

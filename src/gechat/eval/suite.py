@@ -7,7 +7,9 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from gechat.errors import GechatError
 from gechat.eval.bench import SELECTOR_KEYS, Bench, Result, summarise, wrong_answers
 from gechat.eval.datasets import financebench, hotpotqa, twowiki
 from gechat.eval.report import write
@@ -50,24 +52,35 @@ Tick = Callable[[str], None]
 
 
 def run(settings: Settings, *, plan: Plan, work: Path, results: Path, selectors: Sequence[str],
-        tick: Tick = lambda _: None) -> tuple[dict[str, float], Path]:
+        tick: Tick = lambda _: None, keep_others: bool = False) -> tuple[dict[str, float], Path]:
     """Runs the suites in order; the results files are rewritten after each suite, so a long
-    run that is stopped still leaves what it measured."""
+    run that is stopped still leaves what it measured. ``keep_others``: the selectors not run
+    now keep their figures and rows from the results already in ``results`` (re-running only
+    what a change touched; the meta says which run each row is from)."""
     llm = build_llm(settings, Usage())
     bench = Bench(settings, work, llm=llm, selectors=selectors)
     out: list[Result] = []
-    meta = {"plan": plan.__dict__, "selectors": list(selectors), "llm": settings.llm_model,
-            "entailment": f"{settings.entailment}:{settings.entailment_model or 'default'}",
-            "embedder (evidence score)": settings.embedder,
-            "settings": settings.model_dump(mode="json", exclude={"models_dir", "cache_dir"})}
+    meta: dict[str, object] = {
+        "plan": plan.__dict__, "selectors": list(selectors), "llm": settings.llm_model,
+        "entailment": f"{settings.entailment}:{settings.entailment_model or 'default'}",
+        "embedder (evidence score)": settings.embedder,
+        "settings": settings.model_dump(mode="json", exclude={"models_dir", "cache_dir"})}
+    kept_flat: dict[str, float] = {}
+    kept_rows: list[str] = []
+    shown = list(selectors)
+    if keep_others:
+        kept_flat, kept_rows, kept_meta = kept_results(results, selectors)
+        shown = [s for s in SELECTOR_KEYS if s in selectors or s in kept_meta["selectors"]]
+        meta["kept from an earlier run"] = kept_meta
 
     def save(done: str) -> tuple[dict[str, float], Path]:
-        flat = summarise(out, bench.embedder.embed)
+        flat = {**kept_flat, **summarise(out, bench.embedder.embed, llm_questions(kept_rows))}
         results.mkdir(parents=True, exist_ok=True)
         with (results / "evidence_questions.jsonl").open("w") as f:  # one row per question and selector
             for r in out:
                 f.write(json.dumps({k: v for k, v in dataclasses.asdict(r).items() if k != "gold_text"}) + "\n")
-        return flat, write("evidence", flat, markdown(flat, selectors, plan), {**meta, "suites done": done},
+            f.writelines(kept_rows)
+        return flat, write("evidence", flat, markdown(flat, shown, plan), {**meta, "suites done": done},
                            results=results)
 
     hot = hotpotqa(limit=max(plan.hotpotqa_oracle, plan.hotpotqa_e2e))
@@ -99,6 +112,38 @@ def run(settings: Settings, *, plan: Plan, work: Path, results: Path, selectors:
         tick(f"FinanceBench oracle {i + 1}/{plan.financebench_oracle} ({fin.pdf.name})")
         out += bench.oracle_finance(fin, with_llm=i < plan.llm_questions)
     return save("all")
+
+
+def kept_results(results: Path, running: Sequence[str]) -> tuple[dict[str, float], list[str], dict[str, Any]]:
+    """The figures (flat keys ``...__<selector>``) and per-question rows of the selectors that
+    are not run now, from the results in ``results``; read before this run overwrites them."""
+    path = results / "evidence.json"
+    if not path.is_file():
+        raise GechatError(f"--keep-others: no earlier results at {path}",
+                          hint="run the bench once without --keep-others, or point --out at its results folder")
+    old = json.loads(path.read_text())
+    others = [s for s in old["meta"].get("selectors", []) if s not in running]
+    suffixes = tuple(f"__{SELECTOR_KEYS.get(s, s)}" for s in others)
+    flat = {k: v for k, v in old.items() if k != "meta" and k.endswith(suffixes)}
+    rows_path = results / "evidence_questions.jsonl"
+    rows = [line for line in rows_path.read_text().splitlines(keepends=True)
+            if json.loads(line)["selector"] in others] if rows_path.is_file() else []
+    meta = {"selectors": others, "date": old["meta"].get("date"), "command": old["meta"].get("command"),
+            "machine": old["meta"].get("machine")}
+    earlier = old["meta"].get("kept from an earlier run")
+    if earlier and set(others) <= set(earlier["selectors"]):  # kept twice: still the run that measured them
+        meta = {**earlier, "selectors": others}
+    return flat, rows, meta
+
+
+def llm_questions(rows: Sequence[str]) -> dict[tuple[str, str], set[str]]:
+    """(dataset, mode) -> the questions that LLM selector rows (kept from an earlier run) cover."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for line in rows:
+        r = json.loads(line)
+        if SELECTOR_KEYS.get(r["selector"]) in ("reflection", "quote"):
+            out.setdefault((r["dataset"], r["mode"]), set()).add(r["question_id"])
+    return out
 
 
 def markdown(flat: dict[str, float], selectors: Sequence[str], plan: Plan) -> str:

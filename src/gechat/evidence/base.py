@@ -29,6 +29,7 @@ def is_heading(text: str) -> bool:
 class ClaimInput(BaseModel):
     text: str
     source: Literal["answer", "thought"]
+    given: str = ""  # the question: words a claim repeats from it need no evidence
 
 
 class EvidencePool(BaseModel):

@@ -23,10 +23,10 @@ import numpy.typing as npt
 
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
-from gechat.lexical import content_keys
+from gechat.lexical import content_keys, missing_words, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, EntailmentScorer
-from gechat.types import Claim, Evidence, Sentence
+from gechat.types import Claim, Evidence, Sentence, Verdict
 
 Probs = npt.NDArray[np.float32]
 
@@ -38,7 +38,8 @@ class ObjectiveSelector:
                  beta: float, len_norm: str, len_ref_words: int, max_candidates: int,
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
                  set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
-                 set_contribution: bool = False, contra_overlap: bool = False) -> None:
+                 set_contribution: bool = False, contra_overlap: bool = False,
+                 coverage: str = "off") -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -46,6 +47,7 @@ class ObjectiveSelector:
         self.set_gain, self.set_anchors, self.beam = set_gain, set_anchors, beam
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
+        self.coverage = coverage
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -75,19 +77,19 @@ class ObjectiveSelector:
         f = self.objective(probs[:, ENTAILMENT], texts)
         # F is maximised over the sentences that entail the claim when there are any, so a
         # short sentence that does not support the claim never beats one that does.
-        entails = probs[:, ENTAILMENT] >= self.supported
+        entails = (probs[:, ENTAILMENT] >= self.supported) & np.array([self._covers(claim, t) for t in texts])
         best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() else int(np.argmax(f))
         evidence = [pool.evidence([cands[best]], probs[best], float(f[best]), self.name)]
-        p_single = float(probs[best, ENTAILMENT])
+        passes, p_single = bool(entails[best]), float(probs[best, ENTAILMENT])
         # with a supporting single, a set must entail set_gain more: beyond 1.0, no set can
         can_gain = self.set_gain is not None and p_single + self.set_gain <= 1.0
-        if p_single < self.supported or can_gain:
+        if not passes or can_gain:
             found = self._best_set(claim, cands, probs, pool, qv)
             # a set replaces a supporting single only when it entails clearly more: the
             # single sentence then told only part of the claim (one hop of two)
-            if found and (p_single < self.supported or found[0].p_entail >= p_single + (self.set_gain or 0.0)):
-                evidence = found
-        if evidence[0].p_entail >= self.supported:
+            if found and (not passes or found[0].p_entail >= p_single + (self.set_gain or 0.0)):
+                evidence, passes = found, True
+        if passes:
             return Claim(text=claim.text, source=claim.source, verdict="supported", evidence=evidence)
         contra = probs[:, CONTRADICTION]
         if self.contra_overlap:
@@ -98,8 +100,14 @@ class ObjectiveSelector:
         worst = int(np.argmax(contra))
         if contra[worst] >= self.contradicted:
             ev = pool.evidence([cands[worst]], probs[worst], float(f[worst]), self.name)
-            return Claim(text=claim.text, source=claim.source, verdict="contradicted", evidence=[ev])
-        return Claim(text=claim.text, source=claim.source, verdict="unsupported", evidence=evidence)
+            return self._unproven(claim, "contradicted", [ev])
+        return self._unproven(claim, "unsupported", evidence)
+
+    def _unproven(self, claim: ClaimInput, verdict: Verdict, evidence: list[Evidence]) -> Claim:
+        """A claim that is not supported, with the names and numbers its evidence lacks."""
+        missing = missing_words(claim.text, " ".join(e.text for e in evidence), given=claim.given,
+                                mode=self.coverage)
+        return Claim(text=claim.text, source=claim.source, verdict=verdict, evidence=evidence, missing=missing)
 
     def _best_set(self, claim: ClaimInput, cands: list[Sentence], probs: Probs, pool: EvidencePool,
                   qv: npt.NDArray[np.float32] | None) -> list[Evidence] | None:
@@ -140,7 +148,8 @@ class ObjectiveSelector:
             best_p = float(p[:, ENTAILMENT].max())
             beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
             level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
-        passing = [(f, c) for c, (p_, f) in scored.items() if p_[ENTAILMENT] >= self.supported]
+        passing = [(f, c) for c, (p_, f) in scored.items()
+                   if p_[ENTAILMENT] >= self.supported and self._covers(claim, self._set_text(ordered(c), pool))]
         if not passing:
             return None
         _, chosen = max(passing, key=lambda t: t[0])
@@ -158,6 +167,9 @@ class ObjectiveSelector:
         vecs = pool.vectors[[row[s.id] for s in cands]]
         cos: npt.NDArray[np.float64] = (vecs @ qv).astype(np.float64)
         return rel + cos
+
+    def _covers(self, claim: ClaimInput, text: str) -> bool:
+        return not uncovered(claim.text, text, given=claim.given, mode=self.coverage)
 
     @staticmethod
     def _runs(sents: list[Sentence]) -> list[list[Sentence]]:

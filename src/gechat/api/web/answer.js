@@ -29,9 +29,13 @@ function claimButton(claim, n, onSelect) {
   b.innerHTML = "<span class='verdict'></span><span class='claim-text'></span><span class='score'></span>";
   b.children[0].textContent = claim.verdict;
   b.children[1].textContent = claim.text;
-  b.children[2].textContent = p === null ? "no evidence" : `entailment ${p.toFixed(2)}`;
+  // the names and numbers the evidence lacks say at a glance why a claim is not supported
+  const missing = (claim.missing || []).length ? `not in the evidence: ${claim.missing.join(", ")}` : "";
+  b.children[2].textContent = (p === null ? "no evidence" : `entailment ${p.toFixed(2)}`) +
+    (missing ? ` · ${missing}` : "");
   b.setAttribute("aria-label", `Claim ${n}, ${claim.verdict}` +
-    (p === null ? ", no evidence" : `, entailment ${p.toFixed(2)}`) + `: ${claim.text}`);
+    (p === null ? ", no evidence" : `, entailment ${p.toFixed(2)}`) + (missing ? `, ${missing}` : "") +
+    `: ${claim.text}`);
   b.addEventListener("click", () => onSelect(claim, b));
   return b;
 }

@@ -1,0 +1,96 @@
+"""The coverage rule: a supported claim's names and numbers are in its evidence (or the question)."""
+
+from __future__ import annotations
+
+from gechat.answer.base import Draft
+from gechat.answer.claims import make_claims
+from gechat.evidence import SELECTORS
+from gechat.evidence.base import ClaimInput
+from gechat.lexical import fact_keys, missing_words, number_keys, uncovered
+from gechat.models.entail.fake import FakeEntailment
+from gechat.settings import Settings
+from tests.unit.test_evidence_objective import TEXT, Scripted, pool, selector
+
+
+def test_numbers_match_across_formats() -> None:
+    assert number_keys("1,844 and 8.70, 3.50% and 280M") == {"1844", "8.7", "3.5", "280"}
+    assert number_keys("1844 and 8.7 and 280 million") == {"1844", "8.7", "280"}
+    assert number_keys("no digits") == frozenset()
+
+
+def test_fact_keys_are_names_and_numbers() -> None:
+    assert fact_keys("The graph of Semantic Scholar has 280M nodes.") == {"seman", "schol", "280"}
+    assert fact_keys("the graph has nodes") == frozenset()
+    # a sentence's first word is capitalised anyway: a name only when its shape says so
+    assert fact_keys("Yes. Gross margin fell in FY2023. No, it rose.") == {"fy", "2023"}
+    assert fact_keys("The answer is: Yes, it rose by 3%.") == {"3"}
+    assert fact_keys("JnJ sold it. USA too.") == {"jnj", "usa"}
+
+
+def test_uncovered_by_mode_and_given() -> None:
+    claim = "The graph of Semantic Scholar has over 280 million nodes."
+    evidence = "The resulting literature graph consists of more than 280M nodes."
+    question = "How many nodes does the literature graph in Semantic Scholar have?"
+    assert uncovered(claim, evidence, given=question) == frozenset()
+    assert uncovered(claim, evidence) == {"seman", "schol"}  # the names come from the question only
+    assert uncovered(claim, "The graph consists of 28M nodes.", given=question) == {"280"}
+    assert uncovered(claim, evidence, given=question, mode="all") == {"over", "milli"}
+    assert uncovered(claim, "", mode="off") == frozenset()
+
+
+def test_missing_words_are_the_claims_own_words() -> None:
+    claim = "In 1975 Steven Spielberg directed Jaws, and Jaws won 3 Oscars."
+    assert missing_words(claim, "Jaws is a 1975 film.") == ["Steven", "Spielberg", "3", "Oscars"]
+    given = "Who directed Jaws? Spielberg"
+    assert missing_words(claim, "Jaws is a 1975 film.", given=given) == ["Steven", "3", "Oscars"]
+    assert missing_words(claim, "Jaws is a 1975 film.", mode="off") == []
+
+
+def test_a_passing_sentence_without_the_claims_number_does_not_support_it() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    claims = [ClaimInput(text="Beta was built in 1985.", source="answer")]
+    scorer = Scripted({s[2]: (0.9, 0.0)})  # "... built in 1990 ...": the model misses the year
+    assert selector(scorer).select(claims, p)[0].verdict == "supported"
+    (claim,) = selector(scorer, coverage="facts").select(claims, p)
+    assert claim.verdict == "unsupported" and claim.evidence[0].text == s[2]  # still shown: the reader sees why
+    assert claim.missing == ["1985"]
+    right = [ClaimInput(text="Beta was built in 1990.", source="answer")]
+    assert selector(scorer, coverage="facts").select(right, p)[0].verdict == "supported"
+
+
+def test_coverage_prefers_the_sentence_that_holds_the_name() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    claims = [ClaimInput(text="It is Gamma.", source="answer", given="What is it?")]
+    # "Alpha is red." scores higher, but only "Gamma." holds the name the claim asserts
+    scorer = Scripted({s[0]: (0.95, 0.0), s[3]: (0.6, 0.0)})
+    assert [e.text for e in selector(scorer).select(claims, p)[0].evidence] == [s[0]]
+    (claim,) = selector(scorer, coverage="facts").select(claims, p)
+    assert claim.verdict == "supported" and [e.text for e in claim.evidence] == [s[3]]
+
+
+def test_a_set_passes_only_when_it_covers_the_claim() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    claims = [ClaimInput(text="The Gamma of 1990 is Alpha.", source="answer")]
+    red_big = TEXT[0:27]  # passes, but holds neither "Gamma" nor "1990"
+    beta_gamma = TEXT[28:81]  # passes too, but lacks "Alpha"
+    hop = f"{s[0]} {beta_gamma}"
+    scorer = Scripted({s[0]: (0.4, 0.0), s[2]: (0.3, 0.0), s[3]: (0.3, 0.0), red_big: (0.9, 0.0),
+                       beta_gamma: (0.5, 0.0), hop: (0.9, 0.0)})
+    assert selector(scorer, set_top=4, set_max=2).select(claims, p)[0].verdict == "supported"
+    (claim,) = selector(scorer, set_top=4, set_max=2, coverage="facts").select(claims, p)
+    assert claim.verdict == "unsupported"  # every passing pair lacks a name or the year
+    (three,) = selector(scorer, set_top=4, set_max=3, coverage="facts").select(claims, p)
+    assert three.verdict == "supported" and [e.text for e in three.evidence] == [s[0], TEXT[28:81]]
+
+
+def test_settings_turn_coverage_on_by_default_and_claims_carry_the_question() -> None:
+    s = Settings.load("test")
+    assert SELECTORS.create("nli-objective", s, scorer=FakeEntailment()).coverage == "facts"  # type: ignore[attr-defined]
+    off = s.model_copy(update={"evidence_coverage": "off"})
+    assert SELECTORS.create("nli-objective", off, scorer=FakeEntailment()).coverage == "off"  # type: ignore[attr-defined]
+    draft = Draft(text="The graph has 280M nodes.", thoughts=["Semantic Scholar built the graph."], raw="")
+    claims = make_claims(draft, from_thoughts=True, question="How big is the graph?")
+    assert [c.given for c in claims] == ["How big is the graph?"] * 2
