@@ -94,7 +94,7 @@ def main() -> None:
         for thoughts in (False, True):
             per_answer, n_claims, n_pairs = [], [], []
             for ans, draft in zip(asks, drafts, strict=True):
-                claims = make_claims(draft, from_thoughts=thoughts)
+                claims = make_claims(draft, from_thoughts=thoughts, question=ans.question)
                 pool = ws.evidence_pool(ans.contexts)
                 before = getattr(scorer, "pairs_scored", 0)
                 t = time.perf_counter()
@@ -113,7 +113,7 @@ def main() -> None:
     selector = SELECTORS.create(wide.evidence, wide, scorer=scorer, embedder=ws.embedder)
     wide_s = []
     for ans, draft in zip(asks, drafts, strict=True):
-        claims = make_claims(draft, from_thoughts=True)[:5]
+        claims = make_claims(draft, from_thoughts=True, question=ans.question)[:5]
         pool = ws.evidence_pool(ws.retriever.retrieve(ans.question, 12))
         t = time.perf_counter()
         selector.select(claims, pool)

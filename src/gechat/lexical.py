@@ -37,7 +37,7 @@ def content_keys(text: str) -> frozenset[str]:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-# a capitalised word of two letters or more, with where it stands
+# a capitalised word of two letters or more
 _CAPITALISED = re.compile(r"[A-Z][\w'-]+")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)$")
 _NOT_NAMES = frozenset(("yes", "no"))  # an answer to a yes/no question, whatever its case
@@ -68,6 +68,7 @@ def _is_name(text: str, m: re.Match[str]) -> bool:
     return not _SENTENCE_START.search(text[: m.start()]) or any(c.isupper() for c in word[1:])
 
 
+@lru_cache(maxsize=8192)
 def fact_keys(text: str) -> frozenset[str]:
     """The words a reader checks first, names (capitalised words) and numbers, as keys."""
     text = _split_alnum(text)
@@ -82,8 +83,14 @@ def uncovered(claim: str, evidence: str, *, given: str = "", mode: str = "facts"
     if mode == "off":
         return frozenset()
     keys = fact_keys(claim) if mode == "facts" else content_keys(_split_alnum(claim))
-    have = frozenset().union(*(content_keys(t) | number_keys(t) for t in map(_split_alnum, (evidence, given))))
-    return keys - have
+    return keys - _held(evidence) - _held(given)
+
+
+@lru_cache(maxsize=8192)
+def _held(text: str) -> frozenset[str]:
+    """Every key a text holds; memoised: each candidate is checked against every claim."""
+    text = _split_alnum(text)
+    return content_keys(text) | number_keys(text)
 
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[A-Za-z][\w'-]*")
