@@ -140,6 +140,8 @@ def test_bench_writes_both_result_files(tmp_path: Path) -> None:
             "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work"))
     thrice = json.loads((tmp_path / "res" / "evidence.json").read_text())
     assert thrice["meta"]["kept from an earlier run"]["date"] == flat["meta"]["date"]  # the run that measured them
+    assert thrice["fabricated_rate__quote"] == flat["fabricated_rate__quote"]  # kept twice, still there
+    assert thrice["meta"]["kept from an earlier run"]["selectors"] == ["quote"]
     assert_clean_error(run("bench", "--preset", "test", "--limit", "1", "--keep-others",
                            "--out", str(tmp_path / "none"), "--work", str(tmp_path / "work")), "no earlier results")
 

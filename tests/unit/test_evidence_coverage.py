@@ -94,3 +94,15 @@ def test_settings_turn_coverage_on_by_default_and_claims_carry_the_question() ->
     draft = Draft(text="The graph has 280M nodes.", thoughts=["Semantic Scholar built the graph."], raw="")
     claims = make_claims(draft, from_thoughts=True, question="How big is the graph?")
     assert [c.given for c in claims] == ["How big is the graph?"] * 2
+
+
+def test_last_size_sets_that_cannot_cover_the_claim_are_not_scored() -> None:
+    p = pool()
+    s = [x.text for x in p.sentences]
+    claims = [ClaimInput(text="The Gamma of 1990 is Alpha.", source="answer")]
+    table = {s[0]: (0.4, 0.0), s[2]: (0.3, 0.0), s[3]: (0.3, 0.0)}
+    plain, checked = Scripted(table), Scripted(table)
+    assert selector(plain, set_top=4, set_max=2).select(claims, p)[0].verdict == "unsupported"
+    assert selector(checked, set_top=4, set_max=2, coverage="facts").select(claims, p)[0].verdict == "unsupported"
+    # 4 singles, then pairs: none of the pairs holds "Alpha", "Gamma" and "1990" together
+    assert (plain.calls, checked.calls) == (4 + 6, 4)

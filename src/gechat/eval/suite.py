@@ -122,7 +122,10 @@ def kept_results(results: Path, running: Sequence[str]) -> tuple[dict[str, float
         raise GechatError(f"--keep-others: no earlier results at {path}",
                           hint="run the bench once without --keep-others, or point --out at its results folder")
     old = json.loads(path.read_text())
-    others = [s for s in old["meta"].get("selectors", []) if s not in running]
+    earlier = old["meta"].get("kept from an earlier run") or {}
+    # what that run measured and what it had itself kept
+    listed = dict.fromkeys([*old["meta"].get("selectors", []), *earlier.get("selectors", [])])
+    others = [s for s in listed if s not in running]
     suffixes = tuple(f"__{SELECTOR_KEYS.get(s, s)}" for s in others)
     flat = {k: v for k, v in old.items() if k != "meta" and k.endswith(suffixes)}
     rows_path = results / "evidence_questions.jsonl"
@@ -130,7 +133,6 @@ def kept_results(results: Path, running: Sequence[str]) -> tuple[dict[str, float
             if json.loads(line)["selector"] in others] if rows_path.is_file() else []
     meta = {"selectors": others, "date": old["meta"].get("date"), "command": old["meta"].get("command"),
             "machine": old["meta"].get("machine")}
-    earlier = old["meta"].get("kept from an earlier run")
     if earlier and set(others) <= set(earlier["selectors"]):  # kept twice: still the run that measured them
         meta = {**earlier, "selectors": others}
     return flat, rows, meta

@@ -135,8 +135,11 @@ class ObjectiveSelector:
         scored: dict[frozenset[int], tuple[npt.NDArray[np.float32], float]] = {}
         best_p = float(probs[:, ENTAILMENT].max())
         for size in range(2, self.set_max + 1):
+            # a set of the last size that lacks the claim's names or numbers could never pass
+            # nor grow into one that does: it is not scored
             fresh = [c for c in level if len(c) == size and c not in scored
-                     and (not self.set_contribution or contributes(claim_keys, ordered(c)))]
+                     and (not self.set_contribution or contributes(claim_keys, ordered(c)))
+                     and (size < self.set_max or self._covers(claim, self._set_text(ordered(c), pool)))]
             if not fresh:
                 break
             texts = [self._set_text(ordered(c), pool) for c in fresh]
