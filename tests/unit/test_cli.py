@@ -130,18 +130,28 @@ def test_bench_writes_both_result_files(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr[-2000:]
     again = json.loads((tmp_path / "res" / "evidence.json").read_text())
     assert again["fabricated_rate__quote"] == flat["fabricated_rate__quote"]
-    assert again["meta"]["kept from an earlier run"]["selectors"] == ["quote"]
-    assert again["meta"]["kept from an earlier run"]["date"] == flat["meta"]["date"]
+    first_run = {k: flat["meta"][k] for k in ("date", "command", "machine")}
+    assert again["meta"]["kept from an earlier run"] == {"quote": first_run}
     rows = [json.loads(line) for line in (tmp_path / "res" / "evidence_questions.jsonl").read_text().splitlines()]
     assert {"nli-objective", "quote"} <= {r["selector"] for r in rows}
     assert sum(r["selector"] == "quote" for r in rows) == sum(r["selector"] == "quote" for r in first_rows)
     assert "| quote |" in (tmp_path / "res" / "evidence.md").read_text()
+    # kept twice: still the run that measured them
     p = run("bench", "--preset", "test", "--limit", "1", "--selectors", "nli-objective", "--keep-others",
             "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work"))
     thrice = json.loads((tmp_path / "res" / "evidence.json").read_text())
-    assert thrice["meta"]["kept from an earlier run"]["date"] == flat["meta"]["date"]  # the run that measured them
-    assert thrice["fabricated_rate__quote"] == flat["fabricated_rate__quote"]  # kept twice, still there
-    assert thrice["meta"]["kept from an earlier run"]["selectors"] == ["quote"]
+    assert thrice["fabricated_rate__quote"] == flat["fabricated_rate__quote"]
+    assert thrice["meta"]["kept from an earlier run"] == {"quote": first_run}
+    # re-running the other selector keeps the nli-objective's rows, its retrieval-strategy ones too
+    p = run("bench", "--preset", "test", "--limit", "1", "--selectors", "quote", "--keep-others",
+            "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work"))
+    assert p.returncode == 0, p.stderr[-2000:]
+    last = json.loads((tmp_path / "res" / "evidence.json").read_text())
+    assert last["hotpotqa_retrieved_f1__nli_vector"] == thrice["hotpotqa_retrieved_f1__nli_vector"]
+    assert last["hotpotqa_oracle_f1__nli"] == thrice["hotpotqa_oracle_f1__nli"]
+    assert last["meta"]["kept from an earlier run"] == {
+        "nli-objective": {k: thrice["meta"][k] for k in ("date", "command", "machine")}}
+    assert "| nli-objective |" in (tmp_path / "res" / "evidence.md").read_text()
     assert_clean_error(run("bench", "--preset", "test", "--limit", "1", "--keep-others",
                            "--out", str(tmp_path / "none"), "--work", str(tmp_path / "work")), "no earlier results")
 

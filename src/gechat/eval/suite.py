@@ -70,7 +70,7 @@ def run(settings: Settings, *, plan: Plan, work: Path, results: Path, selectors:
     shown = list(selectors)
     if keep_others:
         kept_flat, kept_rows, kept_meta = kept_results(results, selectors)
-        shown = [s for s in SELECTOR_KEYS if s in selectors or s in kept_meta["selectors"]]
+        shown = [s for s in SELECTOR_KEYS if s in selectors or s in kept_meta]
         meta["kept from an earlier run"] = kept_meta
 
     def save(done: str) -> tuple[dict[str, float], Path]:
@@ -115,27 +115,33 @@ def run(settings: Settings, *, plan: Plan, work: Path, results: Path, selectors:
 
 
 def kept_results(results: Path, running: Sequence[str]) -> tuple[dict[str, float], list[str], dict[str, Any]]:
-    """The figures (flat keys ``...__<selector>``) and per-question rows of the selectors that
-    are not run now, from the results in ``results``; read before this run overwrites them."""
+    """The figures (flat keys ``...__<selector>``, the nli-objective's retrieval rows too) and
+    per-question rows of the selectors that are not run now, from the results in ``results``,
+    read before this run overwrites them; and, per selector, the run that measured it."""
     path = results / "evidence.json"
     if not path.is_file():
         raise GechatError(f"--keep-others: no earlier results at {path}",
                           hint="run the bench once without --keep-others, or point --out at its results folder")
     old = json.loads(path.read_text())
-    earlier = old["meta"].get("kept from an earlier run") or {}
-    # what that run measured and what it had itself kept
-    listed = dict.fromkeys([*old["meta"].get("selectors", []), *earlier.get("selectors", [])])
-    others = [s for s in listed if s not in running]
-    suffixes = tuple(f"__{SELECTOR_KEYS.get(s, s)}" for s in others)
-    flat = {k: v for k, v in old.items() if k != "meta" and k.endswith(suffixes)}
+    this_run = {k: old["meta"].get(k) for k in ("date", "command", "machine")}
+    runs = {s: this_run for s in old["meta"].get("selectors", [])}
+    earlier = old["meta"].get("kept from an earlier run") or {}  # what that run had itself kept
+    if isinstance(earlier.get("selectors"), list):  # written before 2026-11-24: one run for all
+        earlier = {s: {k: earlier.get(k) for k in ("date", "command", "machine")} for s in earlier["selectors"]}
+    runs |= earlier
+    kept = {s: run for s, run in runs.items() if s not in running}
+    keys = [SELECTOR_KEYS.get(s, s) for s in kept]
+    flat = {k: v for k, v in old.items() if k != "meta" and _owner(k.rpartition("__")[2]) in keys}
     rows_path = results / "evidence_questions.jsonl"
     rows = [line for line in rows_path.read_text().splitlines(keepends=True)
-            if json.loads(line)["selector"] in others] if rows_path.is_file() else []
-    meta = {"selectors": others, "date": old["meta"].get("date"), "command": old["meta"].get("command"),
-            "machine": old["meta"].get("machine")}
-    if earlier and set(others) <= set(earlier["selectors"]):  # kept twice: still the run that measured them
-        meta = {**earlier, "selectors": others}
-    return flat, rows, meta
+            if _owner(SELECTOR_KEYS.get(s := json.loads(line)["selector"], s)) in keys] if rows_path.is_file() else []
+    return flat, rows, kept
+
+
+def _owner(key: str) -> str:
+    """The selector key that a flat key's or row's suffix belongs to: the retrieval-strategy
+    rows (nli_vector, nli_graph, ...) are the nli-objective's."""
+    return "nli" if key.startswith("nli_") else key
 
 
 def llm_questions(rows: Sequence[str]) -> dict[tuple[str, str], set[str]]:
