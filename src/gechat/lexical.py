@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Literal
+
+# what a supported claim's evidence must hold: its names and numbers, every content word, nothing
+Coverage = Literal["off", "facts", "all"]
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _STOPWORDS_TEXT = (
@@ -76,7 +80,7 @@ def fact_keys(text: str) -> frozenset[str]:
     return names | number_keys(text)
 
 
-def uncovered(claim: str, evidence: str, *, given: str = "", mode: str = "facts") -> frozenset[str]:
+def uncovered(claim: str, evidence: str, *, given: str = "", mode: Coverage = "facts") -> frozenset[str]:
     """The keys of ``claim`` that neither ``evidence`` nor ``given`` (the question, whose words
     a claim may repeat unproven) holds: ``facts`` checks names and numbers, ``all`` every
     content word. Empty means covered."""
@@ -96,7 +100,7 @@ def _held(text: str) -> frozenset[str]:
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[A-Za-z][\w'-]*")
 
 
-def missing_words(claim: str, evidence: str, *, given: str = "", mode: str = "facts") -> list[str]:
+def missing_words(claim: str, evidence: str, *, given: str = "", mode: Coverage = "facts") -> list[str]:
     """``uncovered`` as the claim's own words, in order, for a reader: "1985", "Spielberg"."""
     keys = uncovered(claim, evidence, given=given, mode=mode)
     out: list[str] = []

@@ -15,6 +15,7 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gechat.errors import ConfigError
+from gechat.lexical import Coverage
 
 
 def default_home() -> Path:
@@ -107,7 +108,7 @@ class Settings(BaseSettings):
     contra_overlap: bool = True
     # supported only if the evidence holds the claim's names and numbers ("facts"), every
     # content word ("all"), or no check ("off"); words of the question need no evidence
-    evidence_coverage: Literal["off", "facts", "all"] = "facts"
+    evidence_coverage: Coverage = "facts"
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -67,14 +67,16 @@ def run(settings: Settings, *, plan: Plan, work: Path, results: Path, selectors:
         "settings": settings.model_dump(mode="json", exclude={"models_dir", "cache_dir"})}
     kept_flat: dict[str, float] = {}
     kept_rows: list[str] = []
+    kept_llm: dict[tuple[str, str], set[str]] = {}
     shown = list(selectors)
     if keep_others:
         kept_flat, kept_rows, kept_meta = kept_results(results, selectors)
         shown = [s for s in SELECTOR_KEYS if s in selectors or s in kept_meta]
         meta["kept from an earlier run"] = kept_meta
+        kept_llm = llm_questions(kept_rows)
 
     def save(done: str) -> tuple[dict[str, float], Path]:
-        flat = {**kept_flat, **summarise(out, bench.embedder.embed, llm_questions(kept_rows))}
+        flat = {**kept_flat, **summarise(out, bench.embedder.embed, kept_llm)}
         results.mkdir(parents=True, exist_ok=True)
         with (results / "evidence_questions.jsonl").open("w") as f:  # one row per question and selector
             for r in out:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
-from gechat.lexical import content_keys, missing_words, uncovered
+from gechat.lexical import Coverage, content_keys, missing_words, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, EntailmentScorer
 from gechat.types import Claim, Evidence, Sentence, Verdict
@@ -39,7 +39,7 @@ class ObjectiveSelector:
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
                  set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
                  set_contribution: bool = False, contra_overlap: bool = False,
-                 coverage: str = "off") -> None:
+                 coverage: Coverage = "off") -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -128,6 +128,13 @@ class ObjectiveSelector:
         def ordered(ids: frozenset[int]) -> list[Sentence]:
             return sorted((by_id[i] for i in ids), key=lambda s: (s.doc_id, s.start))
 
+        texts_of: dict[frozenset[int], str] = {}  # a set's text is read for coverage, scoring and passing
+
+        def text(ids: frozenset[int]) -> str:
+            if ids not in texts_of:
+                texts_of[ids] = self._set_text(ordered(ids), pool)
+            return texts_of[ids]
+
         anchors = top[: self.set_anchors] if self.set_anchors is not None else top
         claim_keys = content_keys(claim.text)
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
@@ -139,10 +146,10 @@ class ObjectiveSelector:
             # nor grow into one that does: it is not scored
             fresh = [c for c in level if len(c) == size and c not in scored
                      and (not self.set_contribution or contributes(claim_keys, ordered(c)))
-                     and (size < self.set_max or self._covers(claim, self._set_text(ordered(c), pool)))]
+                     and (size < self.set_max or self._covers(claim, text(c)))]
             if not fresh:
                 break
-            texts = [self._set_text(ordered(c), pool) for c in fresh]
+            texts = [text(c) for c in fresh]
             p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
             f = self.objective(p[:, ENTAILMENT], texts)
             scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
@@ -152,7 +159,7 @@ class ObjectiveSelector:
             beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
             level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
         passing = [(f, c) for c, (p_, f) in scored.items()
-                   if p_[ENTAILMENT] >= self.supported and self._covers(claim, self._set_text(ordered(c), pool))]
+                   if p_[ENTAILMENT] >= self.supported and self._covers(claim, text(c))]
         if not passing:
             return None
         _, chosen = max(passing, key=lambda t: t[0])
