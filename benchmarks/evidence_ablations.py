@@ -21,6 +21,9 @@ against the defaults on the same questions:
 - ``coverage-off``: a claim may be supported by evidence that lacks its names and numbers (the
   default until 2026-11-24; ``evidence_coverage``); ``coverage-all``: the evidence must hold
   every content word of the claim that the question lacks.
+- ``compare-off``: an answer to "which came first, A or B?" is judged by the entailment model
+  like any other claim, not by the order of the options' dates (the default until 2026-11-24;
+  ``evidence_compare``).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -239,6 +242,7 @@ def main() -> None:
                                            questions),
         "no-contra-overlap": lambda: measure(selector(ObjectiveSelector, memo, contra_overlap=False), memo,
                                              questions),
+        "compare-off": lambda: measure(selector(ObjectiveSelector, memo, compare=False), memo, questions),
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,
                                                           questions)) for mode in ("off", "all")},
     }

@@ -109,6 +109,9 @@ class Settings(BaseSettings):
     # supported only if the evidence holds the claim's names and numbers ("facts"), every
     # content word ("all"), or no check ("off"); words of the question need no evidence
     evidence_coverage: Coverage = "facts"
+    # an answer to "which came first, A or B?" is judged by the order of the two options' dates
+    # (gechat.evidence.compare), which the entailment model cannot do
+    evidence_compare: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

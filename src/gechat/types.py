@@ -147,6 +147,9 @@ class Claim(BaseModel):
     # the claim's names and numbers that the evidence shown does not hold (a reason it is not
     # supported); empty when supported, or when no such check was made
     missing: list[str] = Field(default_factory=list)
+    # how a verdict not given by the entailment model was reached ("A: 1986; B: 1944; the
+    # later is A"), shown beside the evidence
+    note: str = ""
 
 
 class StageUsage(BaseModel):

@@ -150,11 +150,11 @@ def test_errors_are_shown_not_thrown(site: str, tmp_path: Path) -> None:
 
 
 @contextlib.contextmanager
-def text_doc_page(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
-    """The page with PAGE_2 uploaded as a text document, and the fake LLM behind it."""
+def text_doc_page(tmp_path: Path, text: str = PAGE_2) -> Iterator[tuple[Any, Any]]:
+    """The page with a text document (PAGE_2) uploaded, and the fake LLM behind it."""
     app = fake_app(tmp_path)
     note = tmp_path / "note.txt"
-    note.write_text(PAGE_2)
+    note.write_text(text)
     with serve(app) as url, browser_page(url) as page:
         page.set_input_files("#files", str(note))
         page.wait_for_selector(".text-doc")
@@ -184,3 +184,17 @@ def test_a_claim_whose_year_is_not_in_its_evidence_says_which_word_is_missing(tm
         assert claim.get_attribute("data-verdict") != "supported"
         assert "not in the evidence: 1925" in claim.inner_text()
         assert "not in the evidence: 1925" in (claim.get_attribute("aria-label") or "")
+
+
+def test_a_which_came_first_answer_shows_the_dates_it_was_judged_by(tmp_path: Path) -> None:
+    people = "Alpha Smith (born 3 May 1950) is a painter. Beta Jones (1 June 1940 – 2 March 2001) was a poet."
+    with text_doc_page(tmp_path, people) as (page, llm):
+        llm._responder = lambda messages: "Answer: Beta Jones is younger."
+        page.fill("#question", "Who is younger, Alpha Smith or Beta Jones?")
+        page.press("#question", "Enter")
+        claim = page.locator("#claims button.claim").first
+        claim.wait_for()
+        assert claim.get_attribute("data-verdict") == "contradicted"
+        note = "dates compared: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith"
+        assert note in claim.inner_text()
+        assert note in (claim.get_attribute("aria-label") or "")

@@ -23,7 +23,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         set_top=settings.set_top, set_max=settings.set_max, set_gain=settings.set_gain,
         set_anchors=settings.set_anchors, supported=supported, contradicted=contradicted,
         set_contribution=settings.set_contribution, contra_overlap=settings.contra_overlap,
-        coverage=settings.evidence_coverage,
+        coverage=settings.evidence_coverage, compare=settings.evidence_compare,
     )
 
 

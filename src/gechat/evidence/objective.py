@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from gechat.evidence import compare
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.lexical import Coverage, content_keys, missing_words, uncovered
@@ -39,7 +40,7 @@ class ObjectiveSelector:
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
                  set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
                  set_contribution: bool = False, contra_overlap: bool = False,
-                 coverage: Coverage = "off") -> None:
+                 coverage: Coverage = "off", compare: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -47,7 +48,7 @@ class ObjectiveSelector:
         self.set_gain, self.set_anchors, self.beam = set_gain, set_anchors, beam
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
-        self.coverage = coverage
+        self.coverage, self.compare = coverage, compare
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -72,6 +73,9 @@ class ObjectiveSelector:
              qv: npt.NDArray[np.float32] | None) -> Claim:
         if not cands:
             return Claim(text=claim.text, source=claim.source, verdict="unsupported")
+        compared = self._compared(claim, pool) if self.compare and claim.source == "answer" else None
+        if compared is not None:
+            return compared
         texts = [s.text for s in cands]
         probs = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
         f = self.objective(probs[:, ENTAILMENT], texts)
@@ -102,6 +106,31 @@ class ObjectiveSelector:
             ev = pool.evidence([cands[worst]], probs[worst], float(f[worst]), self.name)
             return self._unproven(claim, "contradicted", [ev])
         return self._unproven(claim, "unsupported", evidence)
+
+    def _compared(self, claim: ClaimInput, pool: EvidencePool) -> Claim | None:
+        """The verdict on an answer to "which came first, A or B?" from the order of the two
+        options' dates, when the question is one and both dates are found."""
+        cmp = compare.parse(claim.given)
+        claimed = None if cmp is None else compare.claimed_option(claim, cmp)
+        if cmp is None or claimed is None:
+            return None
+        found = [compare.find(pool, o, cmp) for o in cmp.options]
+        if found[0] is None or found[1] is None:
+            return None
+        order = compare.order(found[0].date, found[1].date)
+        if order == 0:
+            return None
+        winner = int((order == 1) != cmp.latest_wins)
+        sents = {s.id: s for f in found if f is not None for s in f.sentences}
+        chosen = sorted(sents.values(), key=lambda s: (s.doc_id, s.start))
+        text = self._set_text(chosen, pool)
+        p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
+        f = float(self.objective(p[None, ENTAILMENT], [text])[0])
+        which = ("later" if cmp.latest_wins else "earlier") + (" death" if cmp.death else "")
+        dated = "; ".join(f"{o}: {x.date_text}" for o, x in zip(cmp.options, found, strict=True) if x is not None)
+        return Claim(text=claim.text, source=claim.source, verdict="supported" if winner == claimed else "contradicted",
+                     evidence=[pool.evidence(run, p, f, self.name) for run in self._runs(chosen)],
+                     note=f"{dated}; the {which} is {cmp.options[winner]}")
 
     def _unproven(self, claim: ClaimInput, verdict: Verdict, evidence: list[Evidence]) -> Claim:
         """A claim that is not supported, with the names and numbers its evidence lacks."""
