@@ -63,6 +63,11 @@ def test_dates_and_the_event_date() -> None:
     assert compare.event_date("Made in 1990, she was born in 1961.", death=False) == (1961, 0, 0)
     assert compare.event_date("Born in 1950.", death=True) is None
     assert compare.event_date("No dates here.", death=False) is None
+    # an initial is not "died"
+    assert compare.event_date("John D. Hale (born 1901) met him in 1950.", death=True) is None
+    assert compare.event_date("Bernard Ray (November 18, 1895 - December 10, 1964) was.", death=True) == (1964, 12, 10)
+    assert compare.event_date("Nietzchka Keene (1952–2004) was.", death=True) == (2004, 0, 0)
+    assert compare.event_date("Anne-Marie Ray (1900) was.", death=True) is None
 
 
 def test_order_of_dates() -> None:
@@ -125,6 +130,10 @@ def test_a_person_of_each_option_is_found_through_it() -> None:
     assert "Blue Moon is a 1950 film starring Eve Black. It was directed by Hugo Grey." in texts
     assert any(t.startswith("Hugo Grey (born 1935)") for t in texts)
     assert not any("Dan Brown (born" in t for t in texts)
+
+
+def test_a_name_of_stopwords_only_is_found_nowhere() -> None:
+    assert compare._mentions(docs_pool(PEOPLE), "The Who") == []
 
 
 @pytest.mark.parametrize("docs", [

@@ -123,14 +123,21 @@ def event_date(text: str, death: bool) -> Date | None:
     found = dates(text)
     if not found:
         return None
-    cue = re.search(r"\b(died|death|d\.)" if death else r"\bborn\b", text, re.IGNORECASE)
+    cue = re.search(r"\b(died|death)\b" if death else r"\bborn\b", text, re.IGNORECASE)
     if cue:
         after = [d for pos, d in found if pos > cue.start()]
         if after:
             return after[0]
     if death:
-        return found[1][1] if len(found) > 1 else None
+        span = _SPAN.search(text)
+        after = [d for pos, d in found if span and span.start(2) <= pos < span.end(2)]
+        return after[0] if after else None
     return found[0][1]
+
+
+# a life span "(1900 – May 15, 1954)": a year, then a dash (a hyphen only with a space or a
+# digit on each side, so "Anne-Marie" is not one)
+_SPAN = re.compile(r"\(([^()]*?\d{4}[^()]*?)\s*(?:[–—]|\s-\s|(?<=\d)-(?=\d))\s*([^()]*)\)")
 
 
 @dataclass
@@ -145,6 +152,8 @@ def _mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Se
     where it stands earliest (a sentence about the option names it first), then in document
     order."""
     keys = _key_words(name)
+    if not keys:  # "The The": nothing to find it by
+        return []
     phrase = " ".join(words(name))
     first = next(w for w in words(name) if w in keys)
 
