@@ -52,6 +52,20 @@ def test_add_ask_docs_rm(tmp_path: Path) -> None:
     assert p.returncode == 0 and "removed notes.txt" in p.stdout
 
 
+def test_ask_prints_the_dates_a_which_came_first_answer_was_judged_by(tmp_path: Path) -> None:
+    f = tmp_path / "people.txt"
+    # the fake LLM answers with the excerpts' first sentence
+    f.write_text("Alpha Smith is younger than Beta Jones. Alpha Smith (born 3 May 1950) is a painter. "
+                 "Beta Jones (1 June 1940 – 2 March 2001) was a poet.\n")
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws).returncode == 0
+    p = run("ask", "Who is younger, Alpha Smith or Beta Jones?", "-w", ws)
+    assert p.returncode == 0, p.stderr
+    out = " ".join(p.stdout.split())
+    assert "supported (answer) Alpha Smith is younger than Beta Jones." in out
+    assert "dates compared: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith" in out
+
+
 @pytest.mark.parametrize(("name", "content", "needle"), [
     ("x.xyz", b"hello", "unsupported"),
     ("empty.txt", b"", "empty"),
