@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.lexical import STOPWORDS, words
@@ -98,6 +99,11 @@ def _key_words(text: str) -> set[str]:
 
 def dates(text: str) -> list[tuple[int, Date]]:
     """(position, date) of each date in the text, in order."""
+    return [(pos, d) for pos, d, _ in _dates(text)]
+
+
+def _dates(text: str) -> list[tuple[int, Date, str]]:
+    """(position, date, the date as written) of each date in the text, in order."""
     out = []
     for m in _DATE.finditer(text):
         g = m.groups()
@@ -109,7 +115,7 @@ def dates(text: str) -> list[tuple[int, Date]]:
             d = (int(g[7]), _month(g[6]), 0)
         else:
             d = (int(g[8]), 0, 0)
-        out.append((m.start(), d))
+        out.append((m.start(), d, m.group()))
     return out
 
 
@@ -120,19 +126,25 @@ def _month(abbrev: str) -> int:
 def event_date(text: str, death: bool) -> Date | None:
     """The sentence's birth (or first) date, or its death date: the one after "born" / "died",
     else the first, or for a death the second of a life span "(1900 – May 15, 1954)"."""
-    found = dates(text)
+    found = _event(text, death)
+    return None if found is None else found[0]
+
+
+def _event(text: str, death: bool) -> tuple[Date, str] | None:
+    """``event_date`` with the date as the text writes it, for the note."""
+    found = _dates(text)
     if not found:
         return None
     cue = re.search(r"\b(died|death)\b" if death else r"\bborn\b", text, re.IGNORECASE)
     if cue:
-        after = [d for pos, d in found if pos > cue.start()]
+        after = [(d, t) for pos, d, t in found if pos > cue.start()]
         if after:
             return after[0]
     if death:
         span = _SPAN.search(text)
-        after = [d for pos, d in found if span and span.start(2) <= pos < span.end(2)]
+        after = [(d, t) for pos, d, t in found if span and span.start(2) <= pos < span.end(2)]
         return after[0] if after else None
-    return found[0][1]
+    return found[0][1], found[0][2]
 
 
 # a life span "(1900 – May 15, 1954)": a year, then a dash (a hyphen only with a space or a
@@ -147,6 +159,13 @@ class Found:
     date_text: str
 
 
+@lru_cache(maxsize=8192)
+def _normal(text: str) -> str:
+    """The text as its words joined by single spaces, where a name is searched for: memoised,
+    since each option and person searches every sentence of the pool."""
+    return " ".join(words(text))
+
+
 def _mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Sentence]:
     """Sentences holding every word of the name: those with the name as written first, then
     where it stands earliest (a sentence about the option names it first), then in document
@@ -154,14 +173,14 @@ def _mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Se
     keys = _key_words(name)
     if not keys:  # "The The": nothing to find it by
         return []
-    phrase = " ".join(words(name))
+    phrase = _normal(name)
     first = next(w for w in words(name) if w in keys)
 
     def rank(s: Sentence) -> tuple[int, int, int, int]:
-        low = " ".join(words(s.text))
+        low = _normal(s.text)
         at = low.find(phrase)
         return (0, at, s.doc_id, s.start) if at >= 0 else (1, low.find(first), s.doc_id, s.start)
-    return sorted((s for s in pool.sentences if s.id != skip and keys <= set(words(s.text))), key=rank)
+    return sorted((s for s in pool.sentences if s.id != skip and keys <= set(_normal(s.text).split())), key=rank)
 
 
 def _person_date(pool: EvidencePool, sentence: Sentence, option: str, role: str, death: bool) -> Found | None:
@@ -175,9 +194,9 @@ def _person_date(pool: EvidencePool, sentence: Sentence, option: str, role: str,
         if _two_people(pool, name, death):
             return None
         for s in _mentions(pool, name, skip=sentence.id)[:5]:
-            d = event_date(s.text, death)
-            if d is not None:
-                return Found([sentence, s], d, _date_text(s.text, d))
+            e = _event(s.text, death)
+            if e is not None:
+                return Found([sentence, s], *e)
     return None
 
 
@@ -190,10 +209,10 @@ def _two_people(pool: EvidencePool, name: str, death: bool) -> bool:
     A footballer "Kenton Terry Richardson (born 26 July 1999)" beside the photographer
     "Terrence "Uncle Terry" Richardson (born August 14, 1965)": the texts cannot say which is
     meant, so the dates do not decide."""
-    phrase = " ".join(words(name))
+    phrase = _normal(name)
     years = set()
     for s in pool.sentences:
-        low = " ".join(words(s.text))
+        low = _normal(s.text)
         at = low.find(phrase)
         if at >= 0 and len(low[:at].split()) <= 3 and _LIFE.search(s.text):
             d = event_date(s.text, death)
@@ -226,12 +245,8 @@ def find(pool: EvidencePool, option: str, cmp: Comparison) -> Found | None:
 def _dated(pool: EvidencePool, s: Sentence, option: str, cmp: Comparison) -> Found | None:
     if cmp.role is not None:
         return _person_date(pool, s, option, cmp.role, cmp.death)
-    d = event_date(s.text, cmp.death)
-    return None if d is None else Found([s], d, _date_text(s.text, d))
-
-
-def _date_text(text: str, d: Date) -> str:
-    return next((text[m.start():m.end()] for m in _DATE.finditer(text) if str(d[0]) in m.group()), str(d[0]))
+    e = _event(s.text, cmp.death)
+    return None if e is None else Found([s], *e)
 
 
 def order(a: Date, b: Date) -> int:

@@ -114,20 +114,19 @@ class ObjectiveSelector:
         claimed = None if cmp is None else compare.claimed_option(claim, cmp)
         if cmp is None or claimed is None:
             return None
-        found = [compare.find(pool, o, cmp) for o in cmp.options]
-        if found[0] is None or found[1] is None:
+        a, b = (compare.find(pool, o, cmp) for o in cmp.options)
+        if a is None or b is None:
             return None
-        order = compare.order(found[0].date, found[1].date)
+        order = compare.order(a.date, b.date)
         if order == 0:
             return None
         winner = int((order == 1) != cmp.latest_wins)
-        sents = {s.id: s for f in found if f is not None for s in f.sentences}
-        chosen = sorted(sents.values(), key=lambda s: (s.doc_id, s.start))
+        chosen = sorted({s.id: s for s in a.sentences + b.sentences}.values(), key=lambda s: (s.doc_id, s.start))
         text = self._set_text(chosen, pool)
         p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
         f = float(self.objective(p[None, ENTAILMENT], [text])[0])
         which = ("later" if cmp.latest_wins else "earlier") + (" death" if cmp.death else "")
-        dated = "; ".join(f"{o}: {x.date_text}" for o, x in zip(cmp.options, found, strict=True) if x is not None)
+        dated = f"{cmp.options[0]}: {a.date_text}; {cmp.options[1]}: {b.date_text}"
         return Claim(text=claim.text, source=claim.source, verdict="supported" if winner == claimed else "contradicted",
                      evidence=[pool.evidence(run, p, f, self.name) for run in self._runs(chosen)],
                      note=f"{dated}; the {which} is {cmp.options[winner]}")
