@@ -24,6 +24,9 @@ against the defaults on the same questions:
 - ``compare-off``: an answer to "which came first, A or B?" is judged by the entailment model
   like any other claim, not by the order of the options' dates (the default until 2026-11-24;
   ``evidence_compare``).
+- ``same-off``: a yes or no to "are A and B from the same country?" is judged by the entailment
+  model, not by the two options' nationality words (the default until 2026-11-24;
+  ``evidence_same``).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -243,6 +246,7 @@ def main() -> None:
         "no-contra-overlap": lambda: measure(selector(ObjectiveSelector, memo, contra_overlap=False), memo,
                                              questions),
         "compare-off": lambda: measure(selector(ObjectiveSelector, memo, compare=False), memo, questions),
+        "same-off": lambda: measure(selector(ObjectiveSelector, memo, same=False), memo, questions),
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,
                                                           questions)) for mode in ("off", "all")},
     }

@@ -112,6 +112,9 @@ class Settings(BaseSettings):
     # an answer to "which came first, A or B?" is judged by the order of the two options' dates
     # (gechat.evidence.compare), which the entailment model cannot do
     evidence_compare: bool = True
+    # a yes or no to "are A and B from the same country?" is judged by the two options'
+    # nationality words (gechat.evidence.same)
+    evidence_same: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -133,7 +133,7 @@ def test_a_person_of_each_option_is_found_through_it() -> None:
 
 
 def test_a_name_of_stopwords_only_is_found_nowhere() -> None:
-    assert compare._mentions(docs_pool(PEOPLE), "The Who") == []
+    assert compare.mentions(docs_pool(PEOPLE), "The Who") == []
 
 
 @pytest.mark.parametrize("docs", [

@@ -13,8 +13,10 @@ where a date is not found, goes to the entailment model as before.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import Generic, TypeVar
 
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.lexical import STOPWORDS, words
@@ -25,7 +27,7 @@ _LATER = frozenset(["younger", "youngest", "later", "latest", "last", "newer", "
 _EARLIER = frozenset(["older", "oldest", "elder", "earlier", "earliest", "first", "before", "sooner"])
 _DEATH = frozenset(["died", "die", "dies", "death", "dead"])
 # the question asks about a person tied to each option ("the director of A"), not the option
-_ROLES = frozenset([
+ROLES = frozenset([
     "director", "directors", "performer", "composer", "author", "writer", "producer", "creator", "founder",
     "father", "mother", "husband", "wife", "spouse", "singer", "artist", "screenwriter", "lyricist",
     "designer", "architect", "publisher"])
@@ -66,7 +68,7 @@ def parse(question: str) -> Comparison | None:
     later, earlier = bool(rest & _LATER), bool(rest & _EARLIER)
     if later == earlier or not _key_words(a) or not _key_words(b):
         return None
-    role = next((w for w in words(question[: m.start()]) if w in _ROLES), None)
+    role = next((w for w in words(question[: m.start()]) if w in ROLES), None)
     return Comparison((a, b), later, bool(rest & _DEATH), role)
 
 
@@ -152,11 +154,16 @@ def _event(text: str, death: bool) -> tuple[Date, str] | None:
 _SPAN = re.compile(r"\(([^()]*?\d{4}[^()]*?)\s*(?:[–—]|\s-\s|(?<=\d)-(?=\d))\s*([^()]*)\)")
 
 
+T = TypeVar("T")
+# what counts in one sentence (a date, a nationality) and how the text writes it, or None
+Reader = Callable[[str], "tuple[T, str] | None"]
+
+
 @dataclass
-class Found:
-    sentences: list[Sentence]
-    date: Date
-    date_text: str
+class Found(Generic[T]):
+    sentences: list[Sentence]  # the path: the option's sentence, then the person's if any
+    value: T
+    text: str
 
 
 @lru_cache(maxsize=8192)
@@ -166,7 +173,7 @@ def _normal(text: str) -> str:
     return " ".join(words(text))
 
 
-def _mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Sentence]:
+def mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Sentence]:
     """Sentences holding every word of the name: those with the name as written first, then
     where it stands earliest (a sentence about the option names it first), then in document
     order."""
@@ -183,21 +190,55 @@ def _mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Se
     return sorted((s for s in pool.sentences if s.id != skip and keys <= set(_normal(s.text).split())), key=rank)
 
 
-def _person_date(pool: EvidencePool, sentence: Sentence, option: str, role: str, death: bool) -> Found | None:
-    """The date of the person the option's sentence ties to it: the first name after a word of
-    the role ("directed by X" for "director"), else any name in it that has a dated sentence."""
+def person_fact(pool: EvidencePool, sentence: Sentence, option: str, role: str, read: Reader[T],
+                death: bool = False, strict: bool = True) -> Found[T] | None:
+    """What counts about the person the option's sentence ties to it: a name after a word of
+    the role ("directed by X" for "director"), or with ``strict`` off any name in it, found
+    in a sentence about that person ("born", "died" or a life span) that says it."""
     role_key = role[:5]
-    names = [m for m in _NAME.finditer(sentence.text) if not _key_words(m.group()) <= _key_words(option)]
-    after_role = [m for m in names if role_key in sentence.text[: m.start()].lower()]
-    for m in [*after_role, *(n for n in names if n not in after_role)]:
-        name = re.sub(r"('s|’s|\.)$", "", m.group())
-        if _two_people(pool, name, death):
-            return None
-        for s in _mentions(pool, name, skip=sentence.id)[:5]:
-            e = _event(s.text, death)
-            if e is not None:
-                return Found([sentence, s], *e)
+    runs = [m for m in _NAME.finditer(sentence.text) if not _key_words(m.group()) <= _key_words(option)]
+    if strict:  # the name right after the role word: "directed by X", not a festival later on
+        runs = [m for m in runs if role_key in sentence.text[max(0, m.start() - 45): m.start()].lower()]
+    for m in runs:
+        for name in _names(m.group()):
+            if _two_people(pool, name, death):
+                return None
+            for s in [*mentions(pool, name, skip=sentence.id)[:5], *_nicknamed(pool, name, sentence.id)]:
+                fact = read(s.text) if _PERSONAL.search(s.text) else None
+                if fact is not None:
+                    return Found([sentence, s], *fact)
     return None
+
+
+# a sentence about a person: "born", "died" or a life span ("death" is in titles: "Death for Sale")
+_PERSONAL = re.compile(r"\b(born|died)\b|\([^()]*\d{4}[^()]*[–—-][^()]*\d{4}[^()]*\)", re.IGNORECASE)
+
+
+def _names(run: str) -> list[str]:
+    """The names a capitalised run may be: itself, then without its first words ("the
+    Austrian-American John H. Auer"); each as written, then without initials, which the
+    person's own sentence may spell out ("Paul L. Stein" is "Paul Ludwig Stein")."""
+    parts = re.sub(r"('s|’s|\.)$", "", run).split()
+    out: list[str] = []
+    for i in range(len(parts) - 1):
+        bare = [w for w in parts[i:] if not re.fullmatch(r"[A-Z]\.?", w)]
+        out += [n for n in (" ".join(parts[i:]), " ".join(bare) if len(bare) >= 2 else "") if n and n not in out]
+    return out
+
+
+def _nicknamed(pool: EvidencePool, name: str, skip: int) -> list[Sentence]:
+    """Sentences that open with the surname and a first name of the same first three letters
+    ("Andy Sidaris" is "Andrew W. Sidaris ( February 20, 1931 – ...)"), when the name as
+    written is found nowhere."""
+    first, last = words(name)[0], words(name)[-1]
+    if mentions(pool, name, skip=skip) or len(first) < 3:
+        return []
+    out = []
+    for s in pool.sentences:
+        head = _normal(s.text).split()[:6]
+        if s.id != skip and last in head and any(w[:3] == first[:3] for w in head[: head.index(last)]):
+            out.append(s)
+    return out
 
 
 _LIFE = re.compile(r"\bborn\b|\([^()]*\d{4}[^()]*[–—-][^()]*\d{4}[^()]*\)", re.IGNORECASE)
@@ -221,32 +262,40 @@ def _two_people(pool: EvidencePool, name: str, death: bool) -> bool:
     return len(years) > 1
 
 
-def find(pool: EvidencePool, option: str, cmp: Comparison) -> Found | None:
-    """The option's sentence and the date that counts for it. The date may be told a sentence
-    or two later ("Murray's Magazine was a monthly ... Sixty issues were published, from January
-    1887"), and so may the person ("It was written and directed by Jacques Deray")."""
-    if cmp.role is None and _two_people(pool, option, cmp.death):
+def find(pool: EvidencePool, option: str, cmp: Comparison) -> Found[Date] | None:
+    """The option's sentence and the date that counts for it."""
+    return locate(pool, option, cmp.role, partial(_event, death=cmp.death), cmp.death)
+
+
+def locate(pool: EvidencePool, option: str, role: str | None, read: Reader[T],
+           death: bool = False) -> Found[T] | None:
+    """The option's sentence and what counts for it (through the person of the role, if one).
+    It may be told a sentence or two later ("Murray's Magazine was a monthly ... Sixty issues
+    were published, from January 1887"), and so may the person ("It was written and directed
+    by Jacques Deray")."""
+    if role is None and _two_people(pool, option, death):
         return None
-    mentions = _mentions(pool, option)[:8]
-    for s in mentions:
-        found = _dated(pool, s, option, cmp)
-        if found is not None:
-            return found
+
+    def said(s: Sentence, strict: bool) -> Found[T] | None:
+        if role is not None:
+            return person_fact(pool, s, option, role, read, death, strict)
+        fact = read(s.text)
+        return None if fact is None else Found([s], *fact)
+
+    named = mentions(pool, option)[:8]
     at = {(s.chunk_id, s.ord): s for s in pool.sentences}
-    for s in mentions[:2]:
-        for k in (1, 2):
-            nxt = at.get((s.chunk_id, s.ord + k))
-            found = None if nxt is None else _dated(pool, nxt, option, cmp)
+    later = [(s, nxt) for s in named[:2] for k in (1, 2) if (nxt := at.get((s.chunk_id, s.ord + k))) is not None]
+    # with a role, a sentence that names it ("directed by") comes before any other name
+    for strict in (True, False) if role is not None else (True,):
+        for s in named:
+            found = said(s, strict)
             if found is not None:
-                return Found([s, *found.sentences], found.date, found.date_text)
+                return found
+        for s, nxt in later:
+            found = said(nxt, strict)
+            if found is not None:
+                return Found([s, *found.sentences], found.value, found.text)
     return None
-
-
-def _dated(pool: EvidencePool, s: Sentence, option: str, cmp: Comparison) -> Found | None:
-    if cmp.role is not None:
-        return _person_date(pool, s, option, cmp.role, cmp.death)
-    e = _event(s.text, cmp.death)
-    return None if e is None else Found([s], *e)
 
 
 def order(a: Date, b: Date) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence import compare
+from gechat.evidence import compare, same
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.lexical import Coverage, content_keys, missing_words, uncovered
@@ -40,7 +40,7 @@ class ObjectiveSelector:
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
                  set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
                  set_contribution: bool = False, contra_overlap: bool = False,
-                 coverage: Coverage = "off", compare: bool = False) -> None:
+                 coverage: Coverage = "off", compare: bool = False, same: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -48,7 +48,7 @@ class ObjectiveSelector:
         self.set_gain, self.set_anchors, self.beam = set_gain, set_anchors, beam
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
-        self.coverage, self.compare = coverage, compare
+        self.coverage, self.compare, self.same = coverage, compare, same
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -73,7 +73,10 @@ class ObjectiveSelector:
              qv: npt.NDArray[np.float32] | None) -> Claim:
         if not cands:
             return Claim(text=claim.text, source=claim.source, verdict="unsupported")
-        compared = self._compared(claim, pool) if self.compare and claim.source == "answer" else None
+        compared = None
+        if claim.source == "answer":
+            compared = (self._compared(claim, pool) if self.compare else None) or (
+                self._same_country(claim, pool) if self.same else None)
         if compared is not None:
             return compared
         texts = [s.text for s in cands]
@@ -117,19 +120,38 @@ class ObjectiveSelector:
         a, b = (compare.find(pool, o, cmp) for o in cmp.options)
         if a is None or b is None:
             return None
-        order = compare.order(a.date, b.date)
+        order = compare.order(a.value, b.value)
         if order == 0:
             return None
         winner = int((order == 1) != cmp.latest_wins)
-        chosen = sorted({s.id: s for s in a.sentences + b.sentences}.values(), key=lambda s: (s.doc_id, s.start))
+        which = ("later" if cmp.latest_wins else "earlier") + (" death" if cmp.death else "")
+        dated = f"{cmp.options[0]}: {a.text}; {cmp.options[1]}: {b.text}"
+        return self._decided(claim, pool, a.sentences + b.sentences, winner == claimed,
+                             f"{dated}; the {which} is {cmp.options[winner]}")
+
+    def _same_country(self, claim: ClaimInput, pool: EvidencePool) -> Claim | None:
+        """The verdict on a yes or no to "are A and B from the same country?" from the two
+        options' nationalities, when the question is one and both are found."""
+        q = same.parse(claim.given)
+        says_same = None if q is None else same.claimed(claim)
+        found = None if q is None or says_same is None else same.find(pool, q)
+        if found is None:
+            return None
+        (oa, ob), a, b = found
+        shared = bool(a.value & b.value)
+        return self._decided(claim, pool, a.sentences + b.sentences, shared == says_same,
+                             f"{oa}: {a.text}; {ob}: {b.text}; " + ("the same" if shared else "not the same"))
+
+    def _decided(self, claim: ClaimInput, pool: EvidencePool, path: list[Sentence], right: bool,
+                 note: str) -> Claim:
+        """A claim whose verdict a rule decided: the sentences it read are the evidence, scored
+        by the model as one passage so the reader sees the score too."""
+        chosen = sorted({s.id: s for s in path}.values(), key=lambda s: (s.doc_id, s.start))
         text = self._set_text(chosen, pool)
         p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
         f = float(self.objective(p[None, ENTAILMENT], [text])[0])
-        which = ("later" if cmp.latest_wins else "earlier") + (" death" if cmp.death else "")
-        dated = f"{cmp.options[0]}: {a.date_text}; {cmp.options[1]}: {b.date_text}"
-        return Claim(text=claim.text, source=claim.source, verdict="supported" if winner == claimed else "contradicted",
-                     evidence=[pool.evidence(run, p, f, self.name) for run in self._runs(chosen)],
-                     note=f"{dated}; the {which} is {cmp.options[winner]}")
+        return Claim(text=claim.text, source=claim.source, verdict="supported" if right else "contradicted",
+                     evidence=[pool.evidence(run, p, f, self.name) for run in self._runs(chosen)], note=note)
 
     def _unproven(self, claim: ClaimInput, verdict: Verdict, evidence: list[Evidence]) -> Claim:
         """A claim that is not supported, with the names and numbers its evidence lacks."""

@@ -32,7 +32,7 @@ function claimButton(claim, n, onSelect) {
   // the names and numbers the evidence lacks say at a glance why a claim is not supported
   const missing = (claim.missing || []).length ? `not in the evidence: ${claim.missing.join(", ")}` : "";
   // a "which came first" answer is judged by the order of two dates, which the note gives
-  const note = claim.note ? `dates compared: ${claim.note}` : "";
+  const note = claim.note ? `compared: ${claim.note}` : "";
   b.children[2].textContent = (note ? `${note} · ` : "") +
     (p === null ? "no evidence" : `entailment ${p.toFixed(2)}`) + (missing ? ` · ${missing}` : "");
   b.setAttribute("aria-label", `Claim ${n}, ${claim.verdict}` + (note ? `, ${note}` : "") +
