@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from benchmarks.nli import DATA, expertqa_pairs, halueval_pairs, score_windowed, windows
+from benchmarks.nli import DATA, ClaimPair, evidence_step, expertqa_pairs, halueval_pairs, score_windowed, windows
+
+from gechat.evidence import EvidencePool
+from tests.unit.test_evidence_objective import Scripted, selector
 
 pytestmark = pytest.mark.skipif(not (DATA / "halueval").exists(), reason="shared data not found")
 
@@ -35,3 +38,26 @@ def test_long_premises_are_scored_as_their_best_window() -> None:
 
     out = score_windowed(score, [(text, "h"), ("Short one.", "h")])
     assert out[0, 2] == pytest.approx(0.5) and out[1, 2] == pytest.approx(0.1)
+
+
+def test_a_passage_pool_is_cut_into_sentences_at_their_offsets() -> None:
+    texts = ["Alpha Smith (1901 – 1950) was a poet. She lived in Leeds.", "Beta is small."]
+    pool = EvidencePool.from_texts(texts)
+    assert [(s.doc_id, s.ord, s.text) for s in pool.sentences] == [
+        (1, 0, "Alpha Smith (1901 – 1950) was a poet."), (1, 1, "She lived in Leeds."), (2, 0, "Beta is small.")]
+    for s in pool.sentences:
+        assert texts[s.doc_id - 1][s.start:s.end] == s.text
+        assert s.id in pool.chunks[s.chunk_id].sentence_ids
+
+
+def test_the_evidence_step_verdict_is_what_the_selector_says() -> None:
+    premise = "Alpha Smith is a poet. She was born in Leeds in 1901."
+    rows = [ClaimPair(premise, "The answer is: Leeds", True, "The answer is:"),
+            ClaimPair(premise, "The answer is: York", False, "The answer is:"),
+            ClaimPair("Beta is small.", "The answer is: small", False, "The answer is:")]
+    # the scorer entails every claim by the Leeds sentence; names and numbers decide the rest
+    scorer = Scripted({"She was born in Leeds in 1901.": (0.9, 0.0), "Beta is small.": (0.9, 0.0)})
+    r = evidence_step(selector(scorer, coverage="facts"), {"halueval_qa": rows})
+    # Leeds: supported; York: the evidence lacks the name; small: supported, but gold says no
+    assert r["halueval_qa_evidence_step_balanced_accuracy"] == pytest.approx((1.0 + 0.5) / 2)
+    assert r["halueval_qa_evidence_step_seconds_per_claim"] >= 0

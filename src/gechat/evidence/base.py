@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
+from gechat.documents.sentences import split_spans
 from gechat.models.embed_base import Embedder
 from gechat.types import Chunk, Claim, Evidence, Sentence
 
@@ -41,6 +42,22 @@ class EvidencePool(BaseModel):
     chunks: dict[int, Chunk]
     titles: dict[int, str]
     vectors: npt.NDArray[np.float32] | None = None  # one row per sentence, if known
+
+    @classmethod
+    def from_texts(cls, texts: list[str]) -> EvidencePool:
+        """A pool of plain passages, one document and one chunk each, cut into sentences as
+        the loaders cut them: to ground claims in text that is not in a workspace (a
+        passage a benchmark gives, or a caller's own)."""
+        sents: list[Sentence] = []
+        chunks: dict[int, Chunk] = {}
+        for d, text in enumerate(texts, 1):
+            ids = []
+            for k, (a, b) in enumerate(split_spans(text, 0, len(text))):
+                sents.append(Sentence(id=len(sents) + 1, doc_id=d, chunk_id=d, ord=k, page=1, start=a, end=b,
+                                      text=text[a:b]))
+                ids.append(len(sents))
+            chunks[d] = Chunk(id=d, doc_id=d, ord=0, start=0, end=len(text), text=text, sentence_ids=ids)
+        return cls(sentences=sents, chunks=chunks, titles={d: f"passage {d}" for d in chunks})
 
     def sentence_vectors(self, embedder: Embedder) -> npt.NDArray[np.float32]:
         """One row per sentence: the stored vectors when the pool has them, else embedded now."""
