@@ -13,7 +13,12 @@ export GECHAT_MODELS_DIR ?= $(CACHE)/models
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 LLAMA_VERSION := 0.3.36
 CPU_TAG := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)
-LLAMA_WHEELS := $(CACHE)/wheels/native-$(CPU_TAG)
+# AMX stays off in the native build: on a Xeon with AMX (2026-11-25) llama.cpp's AMX matrix
+# path crashed the process (segmentation fault) on every prompt of more than one token.
+# AVX-512 and VNNI stay on. The flags are x86 compiler flags, so only there.
+LLAMA_CFLAGS := $(if $(filter x86_64 amd64,$(shell uname -m)),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16,)
+LLAMA_WHEELS := $(CACHE)/wheels/native-noamx-$(CPU_TAG)
+LLAMA_MARK := $(VENV)/.llama-$(LLAMA_VERSION)-noamx-$(CPU_TAG)
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
 PYTEST_ARGS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -31,20 +36,22 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip wheel setuptools
 
-$(STAMP): $(BIN)/python pyproject.toml
+# llama-cpp-python builds from source, once per CPU kind, for this CPU's instructions
+# (AVX-512 where there is one: prompts ~30% faster than a portable build). The wheel is
+# cached under a hash of the CPU's flags, so it is never reused on a CPU that lacks them; the
+# mark says which build the venv holds (a venv with an older build gets this one).
+$(LLAMA_MARK): $(BIN)/python
+	@if ! ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then \
+	  echo "building llama-cpp-python $(LLAMA_VERSION) for this CPU (10-20 minutes on 2 cores, once)"; \
+	  CFLAGS="$(LLAMA_CFLAGS)" CXXFLAGS="$(LLAMA_CFLAGS)" CMAKE_ARGS="-DGGML_NATIVE=ON" \
+	    $(BIN)/pip wheel -q --no-deps --no-cache-dir -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION); \
+	fi
+	$(BIN)/pip install -q --force-reinstall --no-deps $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
+	@rm -f $(VENV)/.llama-*; touch $@
+
+$(STAMP): $(BIN)/python pyproject.toml $(LLAMA_MARK)
 	# torch first, exactly this version (a local CPU build): anything else pulls CUDA.
 	$(BIN)/pip install -q torch==2.13.0
-	# llama-cpp-python builds from source, once per CPU kind, for this CPU's instructions
-	# (AVX-512 where there is one: prompts ~30% faster than a portable build). The wheel is
-	# cached under a hash of the CPU's flags, so it is never reused on a CPU that lacks them.
-	@if ! $(BIN)/python -c "import llama_cpp" 2>/dev/null; then \
-	  if ! ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1; then \
-	    echo "building llama-cpp-python $(LLAMA_VERSION) for this CPU (15-20 minutes on 2 cores, once)"; \
-	    CMAKE_ARGS="-DGGML_NATIVE=ON" $(BIN)/pip wheel -q --no-deps --no-cache-dir \
-	      -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_VERSION); \
-	  fi; \
-	  $(BIN)/pip install -q $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl; \
-	fi
 	$(BIN)/pip install -q -e ".[llm,models,hf,dev]"
 	@$(BIN)/python -c "import torch, sys; v = torch.__version__; sys.exit(0 if v.startswith('2.13.0') else f'torch {v} installed, expected 2.13.0')"
 	@rm -f $(VENV)/.installed-*; touch $(STAMP)
