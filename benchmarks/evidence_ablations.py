@@ -27,6 +27,9 @@ against the defaults on the same questions:
 - ``same-off``: a yes or no to "are A and B from the same country?" is judged by the entailment
   model, not by the two options' nationality words (the default until 2026-11-24;
   ``evidence_same``).
+- ``kin-off``: an answer to "who is X's paternal grandfather?" is judged by the entailment
+  model, not by the chain of two parent sentences (the default until 2026-11-25;
+  ``evidence_kin``).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -253,6 +256,7 @@ def main() -> None:
                                              questions),
         "compare-off": lambda: measure(selector(ObjectiveSelector, memo, compare=False), memo, questions),
         "same-off": lambda: measure(selector(ObjectiveSelector, memo, same=False), memo, questions),
+        "kin-off": lambda: measure(selector(ObjectiveSelector, memo, kin=False), memo, questions),
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,
                                                           questions)) for mode in ("off", "all")},
     }

@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     # a yes or no to "are A and B from the same country?" is judged by the two options'
     # nationality words (gechat.evidence.same)
     evidence_same: bool = True
+    # an answer to "who is X's paternal grandfather?" is supported by the chain of two parent
+    # sentences that ends in it (gechat.evidence.kin)
+    evidence_kin: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

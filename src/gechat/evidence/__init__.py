@@ -24,7 +24,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         set_anchors=settings.set_anchors, supported=supported, contradicted=contradicted,
         set_contribution=settings.set_contribution, contra_overlap=settings.contra_overlap,
         coverage=settings.evidence_coverage, compare=settings.evidence_compare,
-        same=settings.evidence_same,
+        same=settings.evidence_same, kin=settings.evidence_kin,
     )
 
 

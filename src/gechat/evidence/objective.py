@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence import compare, same
+from gechat.evidence import compare, kin, same
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.lexical import Coverage, content_keys, missing_words, uncovered
@@ -40,7 +40,8 @@ class ObjectiveSelector:
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
                  set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
                  set_contribution: bool = False, contra_overlap: bool = False,
-                 coverage: Coverage = "off", compare: bool = False, same: bool = False) -> None:
+                 coverage: Coverage = "off", compare: bool = False, same: bool = False,
+                 kin: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -48,7 +49,7 @@ class ObjectiveSelector:
         self.set_gain, self.set_anchors, self.beam = set_gain, set_anchors, beam
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
-        self.coverage, self.compare, self.same = coverage, compare, same
+        self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -76,7 +77,8 @@ class ObjectiveSelector:
         compared = None
         if claim.source == "answer":
             compared = (self._compared(claim, pool) if self.compare else None) or (
-                self._same_country(claim, pool) if self.same else None)
+                self._same_country(claim, pool) if self.same else None) or (
+                self._kin(claim, pool) if self.kin else None)
         if compared is not None:
             return compared
         texts = [s.text for s in cands]
@@ -141,6 +143,16 @@ class ObjectiveSelector:
         shared = bool(a.value & b.value)
         return self._decided(claim, pool, a.sentences + b.sentences, shared == says_same,
                              f"{oa}: {a.text}; {ob}: {b.text}; " + ("the same" if shared else "not the same"))
+
+    def _kin(self, claim: ClaimInput, pool: EvidencePool) -> Claim | None:
+        """An answer to "who is X's paternal grandfather?" supported by the chain of two parent
+        sentences, when the chain is found and ends in the answer's person."""
+        q = kin.parse(claim.given)
+        chain = None if q is None else kin.find(pool, q)
+        if q is None or chain is None or not kin.same_person(kin.answer_of(claim), chain.grandparent):
+            return None
+        return self._decided(claim, pool, chain.sentences, True,
+                             f"{q.person}: {q.first} {chain.parent}; {chain.parent}: {q.second} {chain.grandparent}")
 
     def _decided(self, claim: ClaimInput, pool: EvidencePool, path: list[Sentence], right: bool,
                  note: str) -> Claim:
