@@ -32,6 +32,10 @@ class ClaimInput(BaseModel):
     source: Literal["answer", "thought"]
     given: str = ""  # the question: words a claim repeats from it need no evidence
 
+    def answer(self) -> str:
+        """What the claim says beyond the question it quotes (the whole text when it quotes none)."""
+        return self.text[len(self.given):] if self.given and self.text.startswith(self.given) else self.text
+
 
 class EvidencePool(BaseModel):
     """The candidate sentences (those of the retrieved chunks) and what locates them."""

@@ -78,7 +78,7 @@ def claimed_option(claim: ClaimInput, cmp: Comparison) -> int | None:
     that names both says it of the first ("A is younger than B", "B was born before A"). None
     if it names neither, or both without a comparative word, or states a fact about one
     ("A was born in 1944")."""
-    rest = claim.text[len(claim.given):] if claim.given and claim.text.startswith(claim.given) else claim.text
+    rest = claim.answer()
     seq = words(rest)
     said = set(seq)
     named = [i for i, o in enumerate(cmp.options) if _key_words(o) <= said]

@@ -16,15 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.base import EvidencePool
 from gechat.evidence.compare import mentions
+from gechat.evidence.same import _QUALIFIER  # "George Cochrane (Politician)"
 from gechat.lexical import content_keys
 from gechat.types import Sentence
 
 _SIDE = r"(paternal|maternal)\s+(grandfather|grandmother)"
 _OF = re.compile(rf"\b(?:is|was)\s+(?:the\s+)?{_SIDE}\s+of\s+(.+?)\s*\?", re.IGNORECASE)
 _POSSESSIVE = re.compile(rf"\b(?:is|was)\s+(.+?)['’]s?\s+{_SIDE}\s*\?", re.IGNORECASE)
-_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # "George Cochrane (Politician)"
 # a name: capitalised words, with the particles and ordinal titles names hold
 # ("Charles Howard, 1st Earl of Carlisle", "Gofraid ua Ímair", "Axel Julius De la Gardie")
 _WORD = r"[A-ZÀ-Þ][\w'’.-]*"
@@ -143,7 +143,3 @@ def find(pool: EvidencePool, q: KinQuestion) -> Chain | None:
         return None
     s2, p2 = second
     return Chain([s1, s2], p1, p2)
-
-
-def answer_of(claim: ClaimInput) -> str:
-    return claim.text[len(claim.given):] if claim.given and claim.text.startswith(claim.given) else claim.text

@@ -149,7 +149,7 @@ class ObjectiveSelector:
         sentences, when the chain is found and ends in the answer's person."""
         q = kin.parse(claim.given)
         chain = None if q is None else kin.find(pool, q)
-        if q is None or chain is None or not kin.same_person(kin.answer_of(claim), chain.grandparent):
+        if q is None or chain is None or not kin.same_person(claim.answer(), chain.grandparent):
             return None
         return self._decided(claim, pool, chain.sentences, True,
                              f"{q.person}: {q.first} {chain.parent}; {chain.parent}: {q.second} {chain.grandparent}")

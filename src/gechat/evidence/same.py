@@ -96,7 +96,7 @@ def parse(question: str) -> SameQuestion | None:
 
 def claimed(claim: ClaimInput) -> bool | None:
     """Whether the answer says the two share a country (yes), do not (no), or neither."""
-    rest = claim.text[len(claim.given):] if claim.given and claim.text.startswith(claim.given) else claim.text
+    rest = claim.answer()
     said = set(words(rest.replace("n't", " not")))
     if said & _NO:
         return False
