@@ -173,6 +173,14 @@ def _normal(text: str) -> str:
     return " ".join(words(text))
 
 
+def following(pool: EvidencePool, sentences: list[Sentence], k: int) -> list[tuple[Sentence, Sentence]]:
+    """Each sentence paired with each of the next ``k`` sentences of its chunk (what is told
+    of a name is often told a sentence or two after it is named)."""
+    at = {(s.chunk_id, s.ord): s for s in pool.sentences}
+    return [(s, nxt) for s in sentences for step in range(1, k + 1)
+            if (nxt := at.get((s.chunk_id, s.ord + step))) is not None]
+
+
 def mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Sentence]:
     """Sentences holding every word of the name: those with the name as written first, then
     where it stands earliest (a sentence about the option names it first), then in document
@@ -283,8 +291,7 @@ def locate(pool: EvidencePool, option: str, role: str | None, read: Reader[T],
         return None if fact is None else Found([s], *fact)
 
     named = mentions(pool, option)[:8]
-    at = {(s.chunk_id, s.ord): s for s in pool.sentences}
-    later = [(s, nxt) for s in named[:2] for k in (1, 2) if (nxt := at.get((s.chunk_id, s.ord + k))) is not None]
+    later = following(pool, named[:2], 2)
     # with a role, a sentence that names it ("directed by") comes before any other name
     for strict in (True, False) if role is not None else (True,):
         for s in named:

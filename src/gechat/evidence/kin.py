@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from gechat.evidence.base import EvidencePool
-from gechat.evidence.compare import mentions
+from gechat.evidence.compare import following, mentions
 from gechat.evidence.same import _QUALIFIER  # "George Cochrane (Politician)"
 from gechat.lexical import content_keys
 from gechat.types import Sentence
@@ -101,11 +101,10 @@ def _about(pool: EvidencePool, name: str) -> list[Sentence]:
     parts = bare.split()
     while len(parts) > 1 and parts[0].lower().strip(".") in _TITLES:
         parts = parts[1:]
-    at = {(s.chunk_id, s.ord): s for s in pool.sentences}
     out: dict[int, Sentence] = {}
     for n in dict.fromkeys([name, bare, " ".join(parts)]):  # the fullest name's sentences first
         named = mentions(pool, n)[:6]
-        later = [x for s in named[:2] for k in (1, 2, 3) if (x := at.get((s.chunk_id, s.ord + k))) is not None]
+        later = [x for _, x in following(pool, named[:2], 3)]
         out.update((s.id, s) for s in [*named, *later] if s.id not in out)
     return list(out.values())
 
