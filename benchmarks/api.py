@@ -1,6 +1,6 @@
 """Latency through the REST API as the web page sees it, and 20 clients asking at once.
 
-    python benchmarks/api.py [--pdf PATH] [--questions N] [--clients 20]
+    python benchmarks/api.py [--pdf PATH] [--questions N] [--clients 20] [--name api]
 
 Starts `gechat serve` (default settings: the packaged 1.5B LLM) on a free loopback port with
 an empty LLM cache, uploads the PDF through the API, asks one warm-up question (the models
@@ -194,6 +194,7 @@ def main() -> None:
     ap.add_argument("--pdf", type=Path, default=PDF)
     ap.add_argument("--questions", type=int, default=len(QUESTIONS))
     ap.add_argument("--clients", type=int, default=len(CROWD))
+    ap.add_argument("--name", default="api", help="results file name (benchmarks/results/NAME.md, .json)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gechat-api-bench-"))
     proc, base = start_server(work)
@@ -285,7 +286,7 @@ def report(args: argparse.Namespace, timed: list[dict[str, Any]], typed: list[di
     meta = {"pdf": args.pdf.name, "llm": settings.llm_model, "embedder": settings.embedder,
             "entailment": settings.entailment, "clients": len(many),
             "settings": settings.model_dump(mode="json", exclude={"models_dir", "cache_dir"})}
-    print(write("api", flat, body, meta))
+    print(write(args.name, flat, body, meta))
 
 
 if __name__ == "__main__":

@@ -110,12 +110,15 @@ def ask(
         help="Retrieval: vector (default), graph (GE-Chat sub-graph search), hybrid (both)")] = None,
     ground_thoughts: Annotated[bool | None, typer.Option(
         "--ground-thoughts/--no-ground-thoughts", help="Also find evidence for each reasoning step")] = None,
+    excerpt_tokens: Annotated[int | None, typer.Option(
+        "--excerpt-tokens", help="The LLM reads only the chunks' sentences nearest the question, this many "
+        "tokens in all (a sooner first token on a CPU); evidence still searches the whole chunks")] = None,
 ) -> None:
     """Answer a question; ground every claim in verbatim source sentences."""
     settings = _settings(preset, config, llm_backend=llm_backend, llm_model=llm_model,
                          llm_base_url=llm_base_url, entailment=entailment,
                          entailment_model=entailment_model, top_k_chunks=top_k, retriever=retriever,
-                         claims_from_thoughts=ground_thoughts)
+                         claims_from_thoughts=ground_thoughts, answer_excerpt_tokens=excerpt_tokens)
     ws = _workspace(workspace, settings)
     with err.status("thinking…"):
         answer = ws.ask(question)

@@ -19,6 +19,7 @@ import numpy as np
 from gechat.answer import ANSWERERS, Answerer
 from gechat.answer.base import Draft
 from gechat.answer.claims import make_claims
+from gechat.answer.excerpts import focus
 from gechat.documents import chunk_sentences, load_document, split_sentences
 from gechat.errors import GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
@@ -268,7 +269,7 @@ class Workspace:
         if not isinstance(answerer, PrefillingAnswerer):
             return False
         hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
-        return answerer.prefill(question, hits, stop)
+        return answerer.prefill(question, self.excerpts(question, hits), stop)
 
     def ask_events(self, question: str, *, stream: bool = False) -> Iterator[AskEvent]:
         """The stages as they happen: Stage, the answer's text as Token deltas (one delta
@@ -285,14 +286,15 @@ class Workspace:
         t = time.perf_counter()
         answerer = self.answerer
         with self.llm.stage("answer"):
+            excerpts = self.excerpts(question, hits)
             if stream and isinstance(answerer, StreamingAnswerer):
                 pieces = []
-                for delta in answerer.stream(question, hits):
+                for delta in answerer.stream(question, excerpts):
                     pieces.append(delta)
                     yield Token(delta)
                 draft = answerer.parse("".join(pieces))
             else:
-                draft = answerer.answer(question, hits)
+                draft = answerer.answer(question, excerpts)
                 yield Token(draft.raw or draft.text)
         usage.stage("answer").seconds = time.perf_counter() - t
 
@@ -311,6 +313,16 @@ class Workspace:
             ev.prompt_tokens += _scorer_tokens(self.scorer) - before
         yield Final(Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
                            contexts=hits, raw=draft.raw, usage=usage))
+
+    def excerpts(self, question: str, hits: list[ChunkHit]) -> list[ChunkHit]:
+        """What the LLM reads of ``hits``: whole chunks, or with ``answer_excerpt_tokens`` set,
+        their sentences nearest the question within that budget (gechat.answer.excerpts)."""
+        budget = self.settings.answer_excerpt_tokens
+        sentences = self.store.sentences_of_chunks([h.chunk.id for h in hits]) if budget is not None else []
+        if budget is None or not sentences:
+            return hits
+        vectors = self.store.vectors("sentence", [s.id for s in sentences])
+        return focus(hits, sentences, vectors, self.embedder.embed([question])[0], budget)
 
     def evidence_pool(self, hits: list[ChunkHit]) -> EvidencePool:
         """The sentences of the retrieved chunks; their titles come with the hits."""

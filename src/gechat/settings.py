@@ -78,6 +78,10 @@ class Settings(BaseSettings):
 
     # answer
     answer_max_tokens: int = 320
+    # the LLM reads the retrieved chunks cut to their sentences nearest the question, this many
+    # tokens in all (gechat.answer.excerpts; evidence still searches the whole chunks); None:
+    # whole chunks. On a CPU the prompt's length is the wait before the first answer token
+    answer_excerpt_tokens: int | None = Field(default=None, ge=1)
     max_thoughts: int = 10
     # GE-Chat grounds the reasoning steps too: with the cross-encoder this costs milliseconds
     claims_from_thoughts: bool = True

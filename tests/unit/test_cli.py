@@ -66,6 +66,21 @@ def test_ask_prints_the_dates_a_which_came_first_answer_was_judged_by(tmp_path: 
     assert "compared: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith" in out
 
 
+def test_ask_excerpt_tokens_cuts_what_the_llm_reads(tmp_path: Path) -> None:
+    f = tmp_path / "tower.txt"
+    f.write_text("The Eiffel Tower is in Paris. Its iron came from Lorraine. The tower was completed in 1889.\n")
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws).returncode == 0
+    # the fake LLM answers with the first sentence it reads: the whole chunk starts in Paris
+    whole = json.loads(run("ask", "When was the tower completed?", "-w", ws, "--json").stdout)
+    assert "Paris" in whole["text"]
+    p = run("ask", "When was the tower completed?", "-w", ws, "--json", "--excerpt-tokens", "8")
+    assert p.returncode == 0, p.stderr
+    cut = json.loads(p.stdout)
+    assert "completed in 1889" in cut["text"] and "Paris" not in cut["text"]
+    assert_clean_error(run("ask", "When?", "-w", ws, "--excerpt-tokens", "0"), "answer_excerpt_tokens")
+
+
 @pytest.mark.parametrize(("name", "content", "needle"), [
     ("x.xyz", b"hello", "unsupported"),
     ("empty.txt", b"", "empty"),
