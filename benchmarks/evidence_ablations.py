@@ -30,6 +30,9 @@ against the defaults on the same questions:
 - ``kin-off``: an answer to "who is X's paternal grandfather?" is judged by the entailment
   model, not by the chain of two parent sentences (the default until 2026-11-25;
   ``evidence_kin``).
+- ``chain-off``: an answer to "where was the director of film X born?" is judged by the
+  entailment model alone, not by X's sentence naming the director and the director's sentence
+  holding the answer (the default until 2026-11-25; ``evidence_chain``).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -257,6 +260,7 @@ def main() -> None:
         "compare-off": lambda: measure(selector(ObjectiveSelector, memo, compare=False), memo, questions),
         "same-off": lambda: measure(selector(ObjectiveSelector, memo, same=False), memo, questions),
         "kin-off": lambda: measure(selector(ObjectiveSelector, memo, kin=False), memo, questions),
+        "chain-off": lambda: measure(selector(ObjectiveSelector, memo, chain=False), memo, questions),
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,
                                                           questions)) for mode in ("off", "all")},
     }

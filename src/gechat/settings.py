@@ -122,6 +122,9 @@ class Settings(BaseSettings):
     # an answer to "who is X's paternal grandfather?" is supported by the chain of two parent
     # sentences that ends in it (gechat.evidence.kin)
     evidence_kin: bool = True
+    # an answer to "where was the director of film X born?" is supported by X's sentence naming
+    # the director and the director's sentence holding the answer (gechat.evidence.chain)
+    evidence_chain: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -92,7 +92,7 @@ def _parent(text: str, which: str) -> str | None:
     return one if (which == "mother") == female else None
 
 
-def _about(pool: EvidencePool, name: str) -> list[Sentence]:
+def about(pool: EvidencePool, name: str) -> list[Sentence]:
     """Sentences about a person: those naming them, then the next three of the first two (the
     parents are often told after the opening sentence: "He was the son of ...")."""
     # "Charles Howard, 1st Earl of Carlisle" may be told as "Charles Howard", "Emperor
@@ -110,7 +110,7 @@ def _about(pool: EvidencePool, name: str) -> list[Sentence]:
 
 
 def _step(pool: EvidencePool, name: str, which: str, skip: set[int]) -> tuple[Sentence, str] | None:
-    for s in _about(pool, name):
+    for s in about(pool, name):
         if s.id in skip:
             continue
         found = parent(s.text, which)

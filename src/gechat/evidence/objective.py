@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence import compare, kin, same
+from gechat.evidence import chain, compare, kin, same
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.lexical import Coverage, content_keys, missing_words, uncovered
@@ -41,7 +41,7 @@ class ObjectiveSelector:
                  set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
                  set_contribution: bool = False, contra_overlap: bool = False,
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
-                 kin: bool = False) -> None:
+                 kin: bool = False, chain: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -50,6 +50,7 @@ class ObjectiveSelector:
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
+        self.chain = chain
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -78,7 +79,8 @@ class ObjectiveSelector:
         if claim.source == "answer":
             compared = (self._compared(claim, pool) if self.compare else None) or (
                 self._same_country(claim, pool) if self.same else None) or (
-                self._kin(claim, pool) if self.kin else None)
+                self._kin(claim, pool) if self.kin else None) or (
+                self._chain(claim, pool) if self.chain else None)
         if compared is not None:
             return compared
         texts = [s.text for s in cands]
@@ -153,6 +155,16 @@ class ObjectiveSelector:
             return None
         return self._decided(claim, pool, chain.sentences, True,
                              f"{q.person}: {q.first} {chain.parent}; {chain.parent}: {q.second} {chain.grandparent}")
+
+    def _chain(self, claim: ClaimInput, pool: EvidencePool) -> Claim | None:
+        """An answer to "where was the director of film X born?" supported by X's sentence naming
+        the director and the director's sentence holding the answer, when both are found."""
+        q = chain.parse(claim.given)
+        found = None if q is None else chain.find(pool, q, claim.answer())
+        if q is None or found is None:
+            return None
+        return self._decided(claim, pool, found.sentences, True,
+                             f"{q.subject}: {q.role} {found.person}; {found.person}: {claim.answer().strip(' .')}")
 
     def _decided(self, claim: ClaimInput, pool: EvidencePool, path: list[Sentence], right: bool,
                  note: str) -> Claim:
