@@ -47,6 +47,13 @@ def test_parse_reads_options_direction_event_and_role() -> None:
     # the question's own words, not the options', give the direction
     c = compare.parse("Which magazine was started first, Arthur's Magazine or First for Women?")
     assert c is not None and c.options == ("Arthur's Magazine", "First for Women") and not c.latest_wins
+    # an option may hold a comma ("Now, Voyager"), also inside a claim that quotes the question
+    c = compare.parse('The answer to the question "Which film has the director born later, A Demon For Trouble '
+                      'or Now, Voyager?" is: Now, Voyager')
+    assert c == compare.Comparison(("A Demon For Trouble", "Now, Voyager"), latest_wins=True, death=False,
+                                   role="director")
+    c = compare.parse("Which film has the director who died later, The More The Merrier or Sleep, My Love?")
+    assert c is not None and c.options == ("The More The Merrier", "Sleep, My Love") and c.death
     assert compare.parse("Who directed Jaws?") is None
     assert compare.parse("Which is larger, Alpha or Beta?") is None  # not an order in time
     assert compare.parse("Who lived longer, Alpha Smith or Beta Jones?") is None

@@ -33,6 +33,11 @@ ROLES = frozenset([
     "designer", "architect", "publisher"])
 # the options: "..., A or B?" or "...: A or B?"
 _OPTIONS = re.compile(r"[,:]\s*([^,:?\"]+?)\s+or\s+([^,?\"]+?)\s*\?")
+# "... born later, A or B?" where an option holds a comma ("Now, Voyager", "Sleep, My Love"):
+# what follows the word of order and its comma, split at the last " or "
+_AFTER_ORDER = re.compile(
+    r"\b(?:" + "|".join(sorted(_LATER | _EARLIER)) + r")\s*[,:]\s*([^?\"]+?)\s+or\s+([^?\"]+?)\s*\?",
+    re.IGNORECASE)
 # "Was A or B born first?": the options are the capitalised runs around "or"
 _CAP_RUN = r"((?:[A-Z0-9][\w'’.&+-]*\s+)*[A-Z0-9][\w'’.&+-]*)"
 _OPTIONS_INLINE = re.compile(
@@ -59,16 +64,17 @@ class Comparison:
 
 def parse(question: str) -> Comparison | None:
     """A temporal comparison between two options, or None."""
-    found = list(_OPTIONS.finditer(question)) or list(_OPTIONS_INLINE.finditer(question))
+    found = ([m] if (m := _AFTER_ORDER.search(question)) else []) or list(_OPTIONS.finditer(question)) or list(
+        _OPTIONS_INLINE.finditer(question))
     if not found:
         return None
     m = found[-1]
     a, b = m.group(1).strip(), m.group(2).strip()
-    rest = set(words(question[: m.start()] + " " + question[m.end():]))
+    rest = set(words(question[: m.start(1)] + " " + question[m.end(2):]))
     later, earlier = bool(rest & _LATER), bool(rest & _EARLIER)
     if later == earlier or not _key_words(a) or not _key_words(b):
         return None
-    role = next((w for w in words(question[: m.start()]) if w in ROLES), None)
+    role = next((w for w in words(question[: m.start(1)]) if w in ROLES), None)
     return Comparison((a, b), later, bool(rest & _DEATH), role)
 
 
