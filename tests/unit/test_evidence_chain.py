@@ -30,8 +30,7 @@ DOCS = [
     ("What nationality is Clarice Orsini's husband?", "husband", "Clarice Orsini"),
     ("Where was the place of death of Alessandro Ruspoli, 2Nd Prince Of Cerveteri's father?", "father",
      "Alessandro Ruspoli, 2Nd Prince Of Cerveteri"),
-    ('The director of the romantic comedy "Big Stone Gap" is based in what New York city?', "director",
-     "Big Stone Gap"),
+    ('The director of the war film "Paths Of Glory" was born where?', "director", "Paths Of Glory"),
 ])
 def test_parse(question: str, role: str, subject: str) -> None:
     assert chain.parse(question) == chain.ChainQuestion(role, subject)
@@ -39,7 +38,9 @@ def test_parse(question: str, role: str, subject: str) -> None:
 
 @pytest.mark.parametrize("question", [
     "Which film has the director who died earlier, Gold For The Caesars or Heinz In The Moon?",
-    "Where was Gustaf Molander born?", "Who is the paternal grandfather of George Cochrane?"])
+    "Where was Gustaf Molander born?", "Who is the paternal grandfather of George Cochrane?",
+    # two roles in a row are not read; a lone word after a description is no title
+    "Who is the father of the composer of song I Am The World?", "Who was the father of modern Italian opera?"])
 def test_other_questions_are_not_parsed(question: str) -> None:
     assert chain.parse(question) is None
 

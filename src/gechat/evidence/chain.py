@@ -71,12 +71,13 @@ def parse(question: str) -> ChainQuestion | None:
 
 def _leading_name(text: str) -> str:
     """The capitalised run at the start ("Le Pont Du Nord work at" -> "Le Pont Du Nord"),
-    after a few lowercase words ("the romantic comedy "Big Stone Gap""); a parenthesis
+    after up to four lowercase words that describe it ("the war film "Paths Of Glory""); a parenthesis
     ("(1923 Film)") is the title's qualifier, not its name."""
     tokens = re.sub(r"\s*\([^()]*\)", "", text).replace('"', " ").split()
-    while tokens and len(tokens) > 1 and not _capital(tokens[0]) and tokens[0].lower() in _LOWER_OK | {
-            "romantic", "comedy", "drama", "american", "british", "documentary"}:
-        tokens = tokens[1:]
+    lead = next((i for i, t in enumerate(tokens[:5]) if _capital(t)), 0)
+    if any(t.lower() == "of" or t.lower() in _CUES for t in tokens[:lead]):
+        return ""  # "the father of the composer of song X": a chain of two roles, not read here
+    tokens = tokens[lead:]
     out: list[str] = []
     for i, t in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
@@ -84,6 +85,8 @@ def _leading_name(text: str) -> str:
             out.append(t)
         else:
             break
+    if lead and len(out) < 2:
+        return ""  # "the father of modern American shipbuilding": a lone word after a description
     return " ".join(out).strip(" ,")
 
 
