@@ -145,7 +145,7 @@ def ask(
         if c.missing:
             out.print(f"    [dim]not in the evidence:[/] {escape(', '.join(c.missing))}")
         if c.note:
-            out.print(f"    [dim]compared:[/] {escape(c.note)}")
+            out.print(f"    [dim]judged by:[/] {escape(c.note)}")
     tot = answer.usage.total
     out.print(f"[dim]{tot.calls} LLM calls ({tot.cache_hits} cached), {tot.prompt_tokens} prompt + "
               f"{tot.completion_tokens} completion tokens, "

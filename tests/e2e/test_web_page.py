@@ -195,6 +195,6 @@ def test_a_which_came_first_answer_shows_the_dates_it_was_judged_by(tmp_path: Pa
         claim = page.locator("#claims button.claim").first
         claim.wait_for()
         assert claim.get_attribute("data-verdict") == "contradicted"
-        note = "compared: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith"
+        note = "judged by: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith"
         assert note in claim.inner_text()
         assert note in (claim.get_attribute("aria-label") or "")

@@ -63,7 +63,7 @@ def test_ask_prints_the_dates_a_which_came_first_answer_was_judged_by(tmp_path: 
     assert p.returncode == 0, p.stderr
     out = " ".join(p.stdout.split())
     assert "supported (answer) Alpha Smith is younger than Beta Jones." in out
-    assert "compared: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith" in out
+    assert "judged by: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith" in out
 
 
 def test_ask_excerpt_tokens_cuts_what_the_llm_reads(tmp_path: Path) -> None:

@@ -31,8 +31,8 @@ function claimButton(claim, n, onSelect) {
   b.children[1].textContent = claim.text;
   // the names and numbers the evidence lacks say at a glance why a claim is not supported
   const missing = (claim.missing || []).length ? `not in the evidence: ${claim.missing.join(", ")}` : "";
-  // a "which came first" answer is judged by the order of two dates, which the note gives
-  const note = claim.note ? `compared: ${claim.note}` : "";
+  // a rule's verdict (dates compared, countries, a chain of sentences) says what it read
+  const note = claim.note ? `judged by: ${claim.note}` : "";
   b.children[2].textContent = (note ? `${note} · ` : "") +
     (p === null ? "no evidence" : `entailment ${p.toFixed(2)}`) + (missing ? ` · ${missing}` : "");
   b.setAttribute("aria-label", `Claim ${n}, ${claim.verdict}` + (note ? `, ${note}` : "") +
