@@ -318,8 +318,10 @@ class Workspace:
         """What the LLM reads of ``hits``: whole chunks, or with ``answer_excerpt_tokens`` set,
         their sentences nearest the question within that budget (gechat.answer.excerpts)."""
         budget = self.settings.answer_excerpt_tokens
-        sentences = self.store.sentences_of_chunks([h.chunk.id for h in hits]) if budget is not None else []
-        if budget is None or not sentences:
+        if budget is None:
+            return hits
+        sentences = self.store.sentences_of_chunks([h.chunk.id for h in hits])
+        if not sentences:
             return hits
         vectors = self.store.vectors("sentence", [s.id for s in sentences])
         return focus(hits, sentences, vectors, self.embedder.embed([question])[0], budget)

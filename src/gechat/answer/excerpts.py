@@ -48,7 +48,9 @@ def keep(hits: Sequence[ChunkHit], sentences: Sequence[Sentence], vectors: npt.N
     chunking counts them). ``vectors`` are the embeddings of ``sentences``, row for row."""
     if len(sentences) != len(vectors):
         raise ValueError(f"{len(sentences)} sentences but {len(vectors)} vectors")
-    sims = _cosines(vectors, query)
+    # embedders return L2-normalised vectors (the Embedder protocol), so a dot product is the
+    # cosine, as in EvidencePool.nearest
+    sims = np.asarray(vectors, np.float32) @ np.asarray(query, np.float32).reshape(-1)
     by_chunk = _by_chunk(sentences)
     sizes = [count_tokens(s.text) for s in sentences]
     kept: set[int] = set()
@@ -81,10 +83,3 @@ def _join(sentences: list[Sentence], keep: list[bool]) -> str:
         elif not parts or parts[-1] != GAP:
             parts.append(GAP)
     return " ".join(parts)
-
-
-def _cosines(vectors: npt.NDArray[np.float32], query: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    v = np.asarray(vectors, np.float32)
-    q = np.asarray(query, np.float32).reshape(-1)
-    norms = np.linalg.norm(v, axis=1) * (np.linalg.norm(q) or 1.0)
-    return np.asarray((v @ q) / np.where(norms == 0, 1.0, norms), np.float32)

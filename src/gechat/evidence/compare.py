@@ -64,11 +64,12 @@ class Comparison:
 
 def parse(question: str) -> Comparison | None:
     """A temporal comparison between two options, or None."""
-    found = ([m] if (m := _AFTER_ORDER.search(question)) else []) or list(_OPTIONS.finditer(question)) or list(
-        _OPTIONS_INLINE.finditer(question))
-    if not found:
-        return None
-    m = found[-1]
+    m = _AFTER_ORDER.search(question)
+    if m is None:
+        found = list(_OPTIONS.finditer(question)) or list(_OPTIONS_INLINE.finditer(question))
+        if not found:
+            return None
+        m = found[-1]
     a, b = m.group(1).strip(), m.group(2).strip()
     rest = set(words(question[: m.start(1)] + " " + question[m.end(2):]))
     later, earlier = bool(rest & _LATER), bool(rest & _EARLIER)
