@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.compare import following, mentions
-from gechat.evidence.kin import about, parent, same_person
+from gechat.evidence.kin import NAME_WORD, about, parent, same_person
 from gechat.lexical import content_keys
 from gechat.types import Sentence
 
@@ -38,9 +38,8 @@ _OF = re.compile(rf"\bthe\s+({_ROLES})\s+of\s+(?:{_KINDS})?(.+?)\s*\?", re.IGNOR
 _POSSESSIVE = re.compile(rf"^(.+?)['’]s?\s+({_ROLES})\b", re.IGNORECASE)
 # a name after a cue: capitalised words, with the particles names hold ("Lorenzo de Medici",
 # "Charles Emmanuel II, Duke of Savoy")
-_WORD = r"[A-ZÀ-Þ][\w'’.-]*"
 _PARTICLE = r"(?:of|de|del|della|di|da|du|la|le|von|van|der|den|y|bin|ibn)"
-_BARE = rf"{_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_WORD})+"
+_BARE = rf"{NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{NAME_WORD})+"
 _NAME = re.compile(rf"{_BARE}(?:,\s+{_BARE})?")
 _NEAR = 60  # characters between a cue and the name it introduces: "married the stage actress Lillian Russell"
 _LOWER_OK = frozenset(["of", "de", "del", "della", "di", "da", "du", "la", "le", "von", "van", "der", "den", "and",

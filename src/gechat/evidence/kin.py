@@ -27,9 +27,9 @@ _OF = re.compile(rf"\b(?:is|was)\s+(?:the\s+)?{_SIDE}\s+of\s+(.+?)\s*\?", re.IGN
 _POSSESSIVE = re.compile(rf"\b(?:is|was)\s+(.+?)['’]s?\s+{_SIDE}\s*\?", re.IGNORECASE)
 # a name: capitalised words, with the particles and ordinal titles names hold
 # ("Charles Howard, 1st Earl of Carlisle", "Gofraid ua Ímair", "Axel Julius De la Gardie")
-_WORD = r"[A-ZÀ-Þ][\w'’.-]*"
+NAME_WORD = r"[A-ZÀ-Þ][\w'’.-]*"  # a capitalised word of a name (also gechat.evidence.chain)
 _PARTICLE = r"(?:of|de|del|della|di|da|du|la|le|von|van|der|den|ua|mac|al|bin|ibn|the|y|zu)"
-_BARE = rf"{_WORD}(?:\s+(?:{_PARTICLE}\s+)*{_WORD})*"
+_BARE = rf"{NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{NAME_WORD})*"
 _NAME = rf"{_BARE}(?:,\s+(?:\d+(?:st|nd|rd|th)\s+)?{_BARE})?"  # "..., 1st Earl of Carlisle", "..., Duke of X"
 # "son of [military commander] F[ (d. 941)][,] and [his wife] M"
 _CHILD_OF = re.compile(rf"\b(?:son|daughter|child|heir)\s+of\s+(?:the\s+)?(?:[a-z]+\s+){{0,3}}?({_NAME})"
