@@ -125,6 +125,10 @@ class Settings(BaseSettings):
     # an answer to "where was the director of film X born?" is supported by X's sentence naming
     # the director and the director's sentence holding the answer (gechat.evidence.chain)
     evidence_chain: bool = True
+    # a supported answer's evidence that stands in a paragraph about a name the question does
+    # not hold gets the sentence of another paragraph tying that name to the question
+    # (gechat.evidence.bridge)
+    evidence_bridge: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

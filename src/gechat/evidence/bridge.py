@@ -1,0 +1,90 @@
+"""The hop a supported answer's evidence leaves out: the sentence that ties the question to
+what the evidence is about.
+
+"Which instrument did the composer of the opera Red Harbour play?" is answered by "She played
+the cello in the city orchestra.", a sentence of the paragraph about Mara Lind, whom the
+question never names; to check the answer the reader must also see "Red Harbour is a 1931
+opera by Mara Lind." The entailment model finds the first sentence (it holds the answer) and
+seldom the second (it entails nothing on its own). So when the paragraph the evidence stands
+in is about a name the question does not hold, the sentence of another paragraph that names
+it and shares the most words with the question is added: preferably one whose own paragraph
+the question names. The verdict stays the model's; this only completes what the reader sees.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gechat.evidence.base import EvidencePool
+from gechat.evidence.compare import mentions
+from gechat.lexical import STOPWORDS, content_keys
+from gechat.types import Sentence
+
+_LOWER_OK = frozenset(["of", "de", "del", "della", "di", "da", "du", "la", "le", "von", "van", "der", "den", "and",
+                       "the", "y", "in", "on", "at", "for", "to", "a", "&"])
+
+
+def leading_name(text: str) -> str:
+    """The capitalised run a sentence opens with ("Kiss and Run is a 1945 film" -> "Kiss and
+    Run"; "Mara Lind (1890 – 1960) was" -> "Mara Lind"); "" when it opens otherwise."""
+    tokens = re.sub(r"\s*\(.*", "", text.strip()).replace('"', " ").replace("“", " ").replace("”", " ").split()
+    out: list[str] = []
+    for i, t in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if _capital(t) or (out and t.lower() in _LOWER_OK and _capital(nxt)):
+            out.append(t)
+            if t.endswith(","):
+                break
+        else:
+            break
+    name = " ".join(out).strip(" ,;:")
+    first = name.split()[0].lower() if name else ""
+    # "In 1931 she ...", "He ...", "The ..." alone: the sentence opens with no name
+    return "" if (first in STOPWORDS and first != "the") or name.lower() == "the" else name
+
+
+def _capital(token: str) -> bool:
+    return bool(token) and (token[0].isupper() or token[0].isdigit())
+
+
+def subject(pool: EvidencePool, s: Sentence) -> str:
+    """What the paragraph (chunk) of ``s`` is about: the name its first sentence opens with."""
+    first = min((x for x in pool.sentences if x.chunk_id == s.chunk_id), key=lambda x: x.ord, default=s)
+    name = leading_name(first.text)
+    return name if content_keys(name) else ""
+
+
+@dataclass(frozen=True)
+class Bridge:
+    sentence: Sentence
+    name: str  # the name the evidence's paragraph is about, which the bridge sentence holds
+
+
+def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Bridge | None:
+    """The sentence tying the question to the evidence's paragraph, when the question does not
+    name what that paragraph is about and the evidence does not already span two paragraphs."""
+    if len({s.chunk_id for s in evidence}) != 1:
+        return None
+    name = subject(pool, evidence[0])
+    q_keys = content_keys(question)
+    if not name or content_keys(name) <= q_keys:
+        return None
+    chunk = evidence[0].chunk_id
+    variants = [name, *([" ".join(name.split()[:2])] if len(name.split()) > 2 else [])]
+    best: tuple[tuple[int, int], Sentence] | None = None
+    for n in variants:
+        for t in mentions(pool, n):
+            if t.chunk_id == chunk:
+                continue
+            shared = len((content_keys(t.text) - content_keys(n)) & q_keys)
+            home = subject(pool, t)
+            named = int(bool(home) and content_keys(home) <= q_keys)
+            if shared < (1 if named else 2):
+                continue
+            key = (named, shared)
+            if best is None or key > best[0]:
+                best = (key, t)
+        if best is not None:
+            return Bridge(best[1], n)
+    return None
