@@ -33,6 +33,9 @@ against the defaults on the same questions:
 - ``chain-off``: an answer to "where was the director of film X born?" is judged by the
   entailment model alone, not by X's sentence naming the director and the director's sentence
   holding the answer (the default until 2026-11-25; ``evidence_chain``).
+- ``bridge-off``: a supported answer's evidence is not completed with the sentence that ties
+  the name its paragraph is about to the question (the default until 2026-11-25;
+  ``evidence_bridge``).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -261,6 +264,7 @@ def main() -> None:
         "same-off": lambda: measure(selector(ObjectiveSelector, memo, same=False), memo, questions),
         "kin-off": lambda: measure(selector(ObjectiveSelector, memo, kin=False), memo, questions),
         "chain-off": lambda: measure(selector(ObjectiveSelector, memo, chain=False), memo, questions),
+        "bridge-off": lambda: measure(selector(ObjectiveSelector, memo, bridge=False), memo, questions),
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,
                                                           questions)) for mode in ("off", "all")},
     }
