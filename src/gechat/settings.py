@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     # candidates; set_gain None: only when no single sentence passes, else a set replaces a
     # passing single when it entails at least this much more; pairs hold one of the
     # set_anchors strongest (None: any two of set_top)
-    set_top: int = 10
+    set_top: int = 15
     set_anchors: int | None = 2
     set_max: int = 2
     set_gain: float | None = 0.1
