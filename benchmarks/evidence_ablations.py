@@ -36,6 +36,8 @@ against the defaults on the same questions:
 - ``bridge-off``: a supported answer's evidence is not completed with the sentence that ties
   the name its paragraph is about to the question (the default until 2026-11-25;
   ``evidence_bridge``).
+- ``options-off``: a supported answer to a question comparing two named options keeps
+  evidence that mentions only one of them (the default until 2026-11-25; ``evidence_options``).
 - ``set-top-10``, ``set-top-20``: sentence sets drawn from the 10 (20) strongest candidates
   instead of ``set_top`` = 15 (10 was the default until 2026-11-25).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
@@ -267,6 +269,7 @@ def main() -> None:
         "kin-off": lambda: measure(selector(ObjectiveSelector, memo, kin=False), memo, questions),
         "chain-off": lambda: measure(selector(ObjectiveSelector, memo, chain=False), memo, questions),
         "bridge-off": lambda: measure(selector(ObjectiveSelector, memo, bridge=False), memo, questions),
+        "options-off": lambda: measure(selector(ObjectiveSelector, memo, options=False), memo, questions),
         **{f"set-top-{n}": (lambda n=n: measure(selector(ObjectiveSelector, memo, set_top=n), memo, questions))
            for n in (10, 20)},
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,

@@ -129,6 +129,9 @@ class Settings(BaseSettings):
     # not hold gets the sentence of another paragraph tying that name to the question
     # (gechat.evidence.bridge)
     evidence_bridge: bool = True
+    # a supported answer to a question comparing two named options, whose evidence mentions only
+    # one, gets the other option's sentence (gechat.evidence.options)
+    evidence_options: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -25,7 +25,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         set_contribution=settings.set_contribution, contra_overlap=settings.contra_overlap,
         coverage=settings.evidence_coverage, compare=settings.evidence_compare,
         same=settings.evidence_same, kin=settings.evidence_kin,
-        chain=settings.evidence_chain, bridge=settings.evidence_bridge,
+        chain=settings.evidence_chain, bridge=settings.evidence_bridge, options=settings.evidence_options,
     )
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence import bridge, chain, compare, kin, same
+from gechat.evidence import bridge, chain, compare, kin, options, same
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.lexical import Coverage, content_keys, missing_words, uncovered
@@ -41,7 +41,8 @@ class ObjectiveSelector:
                  set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
                  set_contribution: bool = False, contra_overlap: bool = False,
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
-                 kin: bool = False, chain: bool = False, bridge: bool = False) -> None:
+                 kin: bool = False, chain: bool = False, bridge: bool = False,
+                 options: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -50,7 +51,7 @@ class ObjectiveSelector:
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
-        self.chain, self.bridge = chain, bridge
+        self.chain, self.bridge, self.options = chain, bridge, options
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -101,8 +102,8 @@ class ObjectiveSelector:
             if found and (not passes or found[0].p_entail >= p_single + (self.set_gain or 0.0)):
                 evidence, passes = found, True
         if passes:
-            if self.bridge and claim.source == "answer" and claim.given:
-                evidence = self._bridged(claim, evidence, pool)
+            if claim.source == "answer" and claim.given:
+                evidence = self._completed(claim, evidence, pool)
             return Claim(text=claim.text, source=claim.source, verdict="supported", evidence=evidence)
         contra = probs[:, CONTRADICTION]
         if self.contra_overlap:
@@ -168,14 +169,19 @@ class ObjectiveSelector:
         return self._decided(claim, pool, found.sentences, True,
                              f"{q.subject}: {q.role} {found.person}; {found.person}: {claim.answer().strip(' .')}")
 
-    def _bridged(self, claim: ClaimInput, evidence: list[Evidence], pool: EvidencePool) -> list[Evidence]:
-        """The evidence with the sentence that ties it to the question, when one is missing
-        (gechat.evidence.bridge); the whole is scored again as one passage."""
+    def _completed(self, claim: ClaimInput, evidence: list[Evidence], pool: EvidencePool) -> list[Evidence]:
+        """The evidence with what a reader needs to check it beside it: the sentence tying it to
+        the question (gechat.evidence.bridge), the other option's (gechat.evidence.options);
+        the whole is scored again as one passage."""
         sents = [s for e in evidence for s in e.sentences]
-        found = bridge.find(pool, claim.given, sents)
-        if found is None:
+        extra = []
+        if self.bridge and (tie := bridge.find(pool, claim.given, sents)) is not None:
+            extra.append(tie.sentence)
+        if self.options and (other := options.find(pool, claim.given, sents + extra)) is not None:
+            extra.append(other)
+        if not extra:
             return evidence
-        chosen = sorted({s.id: s for s in [*sents, found.sentence]}.values(), key=lambda s: (s.doc_id, s.start))
+        chosen = sorted({s.id: s for s in [*sents, *extra]}.values(), key=lambda s: (s.doc_id, s.start))
         text = self._set_text(chosen, pool)
         p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
         f = float(self.objective(p[None, ENTAILMENT], [text])[0])
