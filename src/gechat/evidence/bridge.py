@@ -17,12 +17,12 @@ import re
 from dataclasses import dataclass
 
 from gechat.evidence.base import EvidencePool
+from gechat.evidence.chain import LOWER_OK, capital
 from gechat.evidence.compare import mentions
 from gechat.lexical import STOPWORDS, content_keys
 from gechat.types import Sentence
 
-_LOWER_OK = frozenset(["of", "de", "del", "della", "di", "da", "du", "la", "le", "von", "van", "der", "den", "and",
-                       "the", "y", "in", "on", "at", "for", "to", "a", "&"])
+_LOWER_OK = LOWER_OK | {"&"}  # "Tom & Jerry"
 
 
 def leading_name(text: str) -> str:
@@ -32,7 +32,7 @@ def leading_name(text: str) -> str:
     out: list[str] = []
     for i, t in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if _capital(t) or (out and t.lower() in _LOWER_OK and _capital(nxt)):
+        if capital(t) or (out and t.lower() in _LOWER_OK and capital(nxt)):
             out.append(t)
             if t.endswith(","):
                 break
@@ -42,10 +42,6 @@ def leading_name(text: str) -> str:
     first = name.split()[0].lower() if name else ""
     # "In 1931 she ...", "He ...", "The ..." alone: the sentence opens with no name
     return "" if (first in STOPWORDS and first != "the") or name.lower() == "the" else name
-
-
-def _capital(token: str) -> bool:
-    return bool(token) and (token[0].isupper() or token[0].isdigit())
 
 
 def subject(pool: EvidencePool, s: Sentence) -> str:

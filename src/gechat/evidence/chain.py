@@ -42,7 +42,8 @@ _PARTICLE = r"(?:of|de|del|della|di|da|du|la|le|von|van|der|den|y|bin|ibn)"
 _BARE = rf"{NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{NAME_WORD})+"
 _NAME = re.compile(rf"{_BARE}(?:,\s+{_BARE})?")
 _NEAR = 60  # characters between a cue and the name it introduces: "married the stage actress Lillian Russell"
-_LOWER_OK = frozenset(["of", "de", "del", "della", "di", "da", "du", "la", "le", "von", "van", "der", "den", "and",
+# the lowercase words a name or title may hold between capitalised ones (also gechat.evidence.bridge)
+LOWER_OK = frozenset(["of", "de", "del", "della", "di", "da", "du", "la", "le", "von", "van", "der", "den", "and",
                        "the", "y", "in", "on", "at", "for", "to", "a"])
 
 
@@ -73,14 +74,14 @@ def _leading_name(text: str) -> str:
     after up to four lowercase words that describe it ("the war film "Paths Of Glory""); a parenthesis
     ("(1923 Film)") is the title's qualifier, not its name."""
     tokens = re.sub(r"\s*\([^()]*\)", "", text).replace('"', " ").split()
-    lead = next((i for i, t in enumerate(tokens[:5]) if _capital(t)), 0)
+    lead = next((i for i, t in enumerate(tokens[:5]) if capital(t)), 0)
     if any(t.lower() == "of" or t.lower() in _CUES for t in tokens[:lead]):
         return ""  # "the father of the composer of song X": a chain of two roles, not read here
     tokens = tokens[lead:]
     out: list[str] = []
     for i, t in enumerate(tokens):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if _capital(t) or (out and t.lower() in _LOWER_OK and _capital(nxt)):
+        if capital(t) or (out and t.lower() in LOWER_OK and capital(nxt)):
             out.append(t)
         else:
             break
@@ -95,15 +96,15 @@ def _trailing_name(text: str) -> str:
     tokens = re.sub(r"\s*\([^()]*\)\s*$", "", text).replace('"', " ").split()
     out: list[str] = []
     for t in reversed(tokens):
-        if not (_capital(t) or (out and t.lower() in _LOWER_OK)):
+        if not (capital(t) or (out and t.lower() in LOWER_OK)):
             break
         out.insert(0, t)
-    while out and not _capital(out[0]):  # "of Alessandro ...": the particle was the question's
+    while out and not capital(out[0]):  # "of Alessandro ...": the particle was the question's
         out.pop(0)
     return " ".join(out).strip(" ,")
 
 
-def _capital(token: str) -> bool:
+def capital(token: str) -> bool:
     return bool(token) and (token[0].isupper() or token[0].isdigit())
 
 
