@@ -65,6 +65,7 @@ def site(tmp_path: Path) -> Iterator[str]:
 
 
 def upload_and_ask(page: Any, pdf: Path) -> None:
+    page.wait_for_selector("#doc-list li")  # the workspace is loaded ("No documents yet")
     page.set_input_files("#files", str(pdf))
     page.wait_for_selector("#doc-list button.doc:has-text('sample')")
     page.wait_for_selector(".page[data-page='2']")

@@ -10,6 +10,9 @@ const state = { ws: null, docs: [], answer: null, asking: null };
 const prep = { last: "", timer: null }; // the read-ahead while a question is typed (see prepare)
 const viewer = new Viewer($("pages"), $("viewer-title"), report);
 const wsPath = () => `/v1/workspaces/${encodeURIComponent(state.ws)}`;
+// Settles when the workspaces are first loaded: a file dropped or chosen before then waits for
+// it (uploading sooner would post to no workspace).
+let ready = Promise.resolve();
 
 function report(e) {
   const box = $("notice");
@@ -83,6 +86,7 @@ function docItem(d) {
 
 async function upload(files) {
   if (!files.length) return;
+  await ready;
   clearNotice();
   const form = new FormData();
   for (const f of files) form.append("files", f, f.name);
@@ -254,4 +258,4 @@ function wire() {
 }
 
 wire();
-loadWorkspaces().catch(report);
+ready = loadWorkspaces().catch(report);
