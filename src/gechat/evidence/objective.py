@@ -179,24 +179,23 @@ class ObjectiveSelector:
             extra.append(tie.sentence)
         if self.options and (other := options.find(pool, claim.given, sents + extra)) is not None:
             extra.append(other)
-        if not extra:
-            return evidence
-        chosen = sorted({s.id: s for s in [*sents, *extra]}.values(), key=lambda s: (s.doc_id, s.start))
-        text = self._set_text(chosen, pool)
-        p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
-        f = float(self.objective(p[None, ENTAILMENT], [text])[0])
-        return [pool.evidence(run, p, f, self.name) for run in self._runs(chosen)]
+        return self._one_passage(claim, [*sents, *extra], pool) if extra else evidence
 
     def _decided(self, claim: ClaimInput, pool: EvidencePool, path: list[Sentence], right: bool,
                  note: str) -> Claim:
         """A claim whose verdict a rule decided: the sentences it read are the evidence, scored
         by the model as one passage so the reader sees the score too."""
-        chosen = sorted({s.id: s for s in path}.values(), key=lambda s: (s.doc_id, s.start))
+        return Claim(text=claim.text, source=claim.source, verdict="supported" if right else "contradicted",
+                     evidence=self._one_passage(claim, path, pool), note=note)
+
+    def _one_passage(self, claim: ClaimInput, sents: list[Sentence], pool: EvidencePool) -> list[Evidence]:
+        """``sents`` (duplicates dropped, in document order) as evidence scored together: one
+        span per run of consecutive sentences, each with the passage's joint score."""
+        chosen = sorted({s.id: s for s in sents}.values(), key=lambda s: (s.doc_id, s.start))
         text = self._set_text(chosen, pool)
         p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
         f = float(self.objective(p[None, ENTAILMENT], [text])[0])
-        return Claim(text=claim.text, source=claim.source, verdict="supported" if right else "contradicted",
-                     evidence=[pool.evidence(run, p, f, self.name) for run in self._runs(chosen)], note=note)
+        return [pool.evidence(run, p, f, self.name) for run in self._runs(chosen)]
 
     def _unproven(self, claim: ClaimInput, verdict: Verdict, evidence: list[Evidence]) -> Claim:
         """A claim that is not supported, with the names and numbers its evidence lacks."""
