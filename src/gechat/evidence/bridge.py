@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from gechat.evidence.base import EvidencePool
-from gechat.evidence.chain import LOWER_OK, capital
+from gechat.evidence.chain import LOWER_OK, capital_run
 from gechat.evidence.compare import mentions
 from gechat.lexical import STOPWORDS, content_keys
 from gechat.types import Sentence
@@ -29,16 +29,7 @@ def leading_name(text: str) -> str:
     """The capitalised run a sentence opens with ("Kiss and Run is a 1945 film" -> "Kiss and
     Run"; "Mara Lind (1890 – 1960) was" -> "Mara Lind"); "" when it opens otherwise."""
     tokens = re.sub(r"\s*\(.*", "", text.strip()).replace('"', " ").replace("“", " ").replace("”", " ").split()
-    out: list[str] = []
-    for i, t in enumerate(tokens):
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if capital(t) or (out and t.lower() in _LOWER_OK and capital(nxt)):
-            out.append(t)
-            if t.endswith(","):
-                break
-        else:
-            break
-    name = " ".join(out).strip(" ,;:")
+    name = " ".join(capital_run(tokens, _LOWER_OK, comma_ends=True)).strip(" ,;:")
     first = name.split()[0].lower() if name else ""
     # "In 1931 she ...", "He ...", "The ..." alone: the sentence opens with no name
     return "" if (first in STOPWORDS and first != "the") or name.lower() == "the" else name

@@ -42,9 +42,9 @@ _PARTICLE = r"(?:of|de|del|della|di|da|du|la|le|von|van|der|den|y|bin|ibn)"
 _BARE = rf"{NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{NAME_WORD})+"
 _NAME = re.compile(rf"{_BARE}(?:,\s+{_BARE})?")
 _NEAR = 60  # characters between a cue and the name it introduces: "married the stage actress Lillian Russell"
-# the lowercase words a name or title may hold between capitalised ones (also gechat.evidence.bridge)
+# the lowercase words a name or title may hold between capitalised ones
 LOWER_OK = frozenset(["of", "de", "del", "della", "di", "da", "du", "la", "le", "von", "van", "der", "den", "and",
-                       "the", "y", "in", "on", "at", "for", "to", "a"])
+                      "the", "y", "in", "on", "at", "for", "to", "a"])
 
 
 @dataclass(frozen=True)
@@ -77,14 +77,7 @@ def _leading_name(text: str) -> str:
     lead = next((i for i, t in enumerate(tokens[:5]) if capital(t)), 0)
     if any(t.lower() == "of" or t.lower() in _CUES for t in tokens[:lead]):
         return ""  # "the father of the composer of song X": a chain of two roles, not read here
-    tokens = tokens[lead:]
-    out: list[str] = []
-    for i, t in enumerate(tokens):
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if capital(t) or (out and t.lower() in LOWER_OK and capital(nxt)):
-            out.append(t)
-        else:
-            break
+    out = capital_run(tokens[lead:])
     if lead and len(out) < 2:
         return ""  # "the father of modern American shipbuilding": a lone word after a description
     return " ".join(out).strip(" ,")
@@ -102,6 +95,21 @@ def _trailing_name(text: str) -> str:
     while out and not capital(out[0]):  # "of Alessandro ...": the particle was the question's
         out.pop(0)
     return " ".join(out).strip(" ,")
+
+
+def capital_run(tokens: list[str], lower_ok: frozenset[str] = LOWER_OK, comma_ends: bool = False) -> list[str]:
+    """The capitalised words ``tokens`` open with, and the ``lower_ok`` words between two of
+    them ("Le Pont Du Nord", "Kiss and Run"); with ``comma_ends``, up to the first word that
+    ends in a comma (also gechat.evidence.bridge)."""
+    out: list[str] = []
+    for i, t in enumerate(tokens):
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if not (capital(t) or (out and t.lower() in lower_ok and capital(nxt))):
+            break
+        out.append(t)
+        if comma_ends and t.endswith(","):
+            break
+    return out
 
 
 def capital(token: str) -> bool:
