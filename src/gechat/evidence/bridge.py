@@ -14,7 +14,6 @@ the question names. The verdict stays the model's; this only completes what the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.chain import LOWER_OK, capital_run
@@ -42,13 +41,7 @@ def subject(pool: EvidencePool, s: Sentence) -> str:
     return name if content_keys(name) else ""
 
 
-@dataclass(frozen=True)
-class Bridge:
-    sentence: Sentence
-    name: str  # the name the evidence's paragraph is about, which the bridge sentence holds
-
-
-def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Bridge | None:
+def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentence | None:
     """The sentence tying the question to the evidence's paragraph, when the question does not
     name what that paragraph is about and the evidence does not already span two paragraphs."""
     if len({s.chunk_id for s in evidence}) != 1:
@@ -73,5 +66,5 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Bridge 
             if best is None or key > best[0]:
                 best = (key, t)
         if best is not None:
-            return Bridge(best[1], n)
+            return best[1]
     return None

@@ -176,7 +176,7 @@ class ObjectiveSelector:
         sents = [s for e in evidence for s in e.sentences]
         extra = []
         if self.bridge and (tie := bridge.find(pool, claim.given, sents)) is not None:
-            extra.append(tie.sentence)
+            extra.append(tie)
         if self.options and (other := options.find(pool, claim.given, sents + extra)) is not None:
             extra.append(other)
         return self._one_passage(claim, [*sents, *extra], pool) if extra else evidence
