@@ -32,7 +32,7 @@ ROLES = frozenset([
     "father", "mother", "husband", "wife", "spouse", "singer", "artist", "screenwriter", "lyricist",
     "designer", "architect", "publisher"])
 # the options: "..., A or B?" or "...: A or B?"
-_OPTIONS = re.compile(r"[,:]\s*([^,:?\"]+?)\s+or\s+([^,?\"]+?)\s*\?")
+OPTIONS = re.compile(r"[,:]\s*([^,:?\"]+?)\s+or\s+([^,?\"]+?)\s*\?")  # also gechat.evidence.options
 # "... born later, A or B?" where an option holds a comma ("Now, Voyager", "Sleep, My Love"):
 # what follows the word of order and its comma, split at the last " or "
 _AFTER_ORDER = re.compile(
@@ -66,7 +66,7 @@ def parse(question: str) -> Comparison | None:
     """A temporal comparison between two options, or None."""
     m = _AFTER_ORDER.search(question)
     if m is None:
-        found = list(_OPTIONS.finditer(question)) or list(_OPTIONS_INLINE.finditer(question))
+        found = list(OPTIONS.finditer(question)) or list(_OPTIONS_INLINE.finditer(question))
         if not found:
             return None
         m = found[-1]

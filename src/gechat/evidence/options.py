@@ -18,14 +18,14 @@ from __future__ import annotations
 import re
 
 from gechat.evidence.base import EvidencePool
-from gechat.evidence.compare import mentions
+from gechat.evidence.compare import OPTIONS, mentions
 from gechat.lexical import content_keys
 from gechat.types import Sentence
 
 _CAP_RUN = r"((?:[A-Z0-9][\w'’.&+-]*\s+(?:(?:of|the|and|de|la|von|van)\s+)?)*[A-Z0-9][\w'’.&+-]*)"
 _VERB = r"\b(?:[Ww]as|[Ww]ere|[Ii]s|[Aa]re|[Dd]id|[Dd]oes|[Dd]o|[Hh]as|[Hh]ave)\s+(?:both\s+)?"
 _PATTERNS = (
-    re.compile(r"[,:]\s*([^,:?\"]+?)\s+or\s+([^,?\"]+?)\s*\?"),  # "..., A or B?"
+    OPTIONS,  # "..., A or B?"
     re.compile(rf"{_VERB}{_CAP_RUN}\s+or\s+{_CAP_RUN}(?=\s+[a-z])"),  # "Was A or B born first?"
     re.compile(rf"{_VERB}{_CAP_RUN}\s+and\s+{_CAP_RUN}(?=\s+[a-z])"),  # "Are A and B both ...?"
 )
