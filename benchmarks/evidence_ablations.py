@@ -38,6 +38,12 @@ against the defaults on the same questions:
   ``evidence_bridge``).
 - ``options-off``: a supported answer to a question comparing two named options keeps
   evidence that mentions only one of them (the default until 2026-11-25; ``evidence_options``).
+- ``linked-off``: among passing sentence sets the highest F wins, even one holding a paragraph
+  about a name neither the claim nor another sentence of the set names (the default until
+  2026-11-25; ``evidence_linked``); ``linked`` sets it on explicitly.
+- ``rules-off``: the four template rules (compare, same, kin, chain) off, a stand-in for
+  questions in a reader's own words; ``rules-off-linked`` / ``rules-off-unlinked`` the same with
+  ``evidence_linked`` on / off.
 - ``set-top-10``, ``set-top-20``: sentence sets drawn from the 10 (20) strongest candidates
   instead of ``set_top`` = 15 (10 was the default until 2026-11-25).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
@@ -78,6 +84,8 @@ from gechat.settings import Settings
 from gechat.types import Claim, Evidence, Sentence, Usage
 
 Vec = npt.NDArray[np.float32]
+# the four template rules off: a stand-in for questions in a reader's own words
+RULES_OFF = {"compare": False, "same": False, "kin": False, "chain": False}
 
 
 @dataclass
@@ -270,6 +278,13 @@ def main() -> None:
         "chain-off": lambda: measure(selector(ObjectiveSelector, memo, chain=False), memo, questions),
         "bridge-off": lambda: measure(selector(ObjectiveSelector, memo, bridge=False), memo, questions),
         "options-off": lambda: measure(selector(ObjectiveSelector, memo, options=False), memo, questions),
+        "linked": lambda: measure(selector(ObjectiveSelector, memo, linked=True), memo, questions),
+        "linked-off": lambda: measure(selector(ObjectiveSelector, memo, linked=False), memo, questions),
+        "rules-off": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF), memo, questions),
+        "rules-off-linked": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF, linked=True), memo,
+                                            questions),
+        "rules-off-unlinked": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF, linked=False), memo,
+                                              questions),
         **{f"set-top-{n}": (lambda n=n: measure(selector(ObjectiveSelector, memo, set_top=n), memo, questions))
            for n in (10, 20)},
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,

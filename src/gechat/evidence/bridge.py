@@ -18,7 +18,7 @@ import re
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.chain import LOWER_OK, capital_run
 from gechat.evidence.compare import mentions
-from gechat.lexical import STOPWORDS, content_keys
+from gechat.lexical import STOPWORDS, content_keys, words
 from gechat.types import Sentence
 
 _LOWER_OK = LOWER_OK | {"&"}  # "Tom & Jerry"
@@ -39,6 +39,14 @@ def subject(pool: EvidencePool, s: Sentence) -> str:
     first = min((x for x in pool.sentences if x.chunk_id == s.chunk_id), key=lambda x: x.ord, default=s)
     name = leading_name(first.text)
     return name if content_keys(name) else ""
+
+
+def named_in(name: str, keys: frozenset[str]) -> bool:
+    """Whether text whose content keys are ``keys`` names ``name``: by a word of it after the
+    first (a surname, the rest of a title: "Ferguson" names "Alexander Ferguson", "Kasper" alone
+    does not name "Kasper Hvidt"), or by its one word."""
+    ws = [w for w in words(name) if w not in STOPWORDS]
+    return bool(content_keys(" ".join(ws[1:] or ws)) & keys)
 
 
 def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentence | None:

@@ -18,6 +18,8 @@ sentence still shown so the reader sees why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -42,7 +44,7 @@ class ObjectiveSelector:
                  set_contribution: bool = False, contra_overlap: bool = False,
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
                  kin: bool = False, chain: bool = False, bridge: bool = False,
-                 options: bool = False) -> None:
+                 options: bool = False, linked: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -51,7 +53,7 @@ class ObjectiveSelector:
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
-        self.chain, self.bridge, self.options = chain, bridge, options
+        self.chain, self.bridge, self.options, self.linked = chain, bridge, options, linked
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -256,7 +258,14 @@ class ObjectiveSelector:
                    if p_[ENTAILMENT] >= self.supported and self._covers(claim, text(c))]
         if not passing:
             return None
-        _, chosen = max(passing, key=lambda t: t[0])
+        about = subjects(pool)
+
+        def rank(t: tuple[float, frozenset[int]]) -> tuple[bool, float]:
+            # with evidence_linked, a set whose paragraphs the claim or the set itself names
+            # beats any set with a higher F that holds a paragraph about someone else
+            return (self.linked and linked(claim_keys, ordered(t[1]), about), t[0])
+
+        _, chosen = max(passing, key=rank)
         p_set, f_set = scored[chosen]
         return [pool.evidence(run, p_set, f_set, self.name) for run in self._runs(ordered(chosen))]
 
@@ -288,6 +297,33 @@ class ObjectiveSelector:
 
     def _set_text(self, sents: list[Sentence], pool: EvidencePool) -> str:
         return " ".join(pool.span_text(r[0], r[-1]) if len(r) > 1 else r[0].text for r in self._runs(sents))
+
+
+def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
+    """What the paragraph of a sentence is about (gechat.evidence.bridge.subject), once per chunk."""
+    memo: dict[int, str] = {}
+
+    def about(s: Sentence) -> str:
+        if s.chunk_id not in memo:
+            memo[s.chunk_id] = bridge.subject(pool, s)
+        return memo[s.chunk_id]
+
+    return about
+
+
+def linked(claim_keys: frozenset[str], sents: list[Sentence], about: Callable[[Sentence], str]) -> bool:
+    """Every sentence of a set stands in a paragraph about something the claim or another
+    sentence of the set names (or about no name): a multi-hop fact is told in paragraphs that
+    name each other ("The team played at the Colisée." + "The Colisée seats 3,677."), while a
+    sentence of a paragraph about someone else ("Kasper Hvidt is a Danish goalkeeper" for Kasper
+    Schmeichel's father) only looks like a hop."""
+    keys = [content_keys(s.text) for s in sents]
+    for i, s in enumerate(sents):
+        name = about(s)
+        near = claim_keys.union(*(k for j, k in enumerate(keys) if j != i))
+        if name and not bridge.named_in(name, near):
+            return False
+    return True
 
 
 def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:

@@ -1,0 +1,69 @@
+"""With evidence_linked, a sentence set whose paragraphs name each other (or the claim names
+them) wins over a set with a higher F that holds a paragraph about someone else."""
+
+from __future__ import annotations
+
+import pytest
+
+from gechat.evidence import bridge
+from gechat.evidence.base import ClaimInput
+from gechat.evidence.objective import linked
+from gechat.lexical import content_keys
+from tests.unit.test_evidence_compare import docs_pool
+from tests.unit.test_evidence_objective import Scripted, selector, sents_of
+
+DOCS = [
+    "The Lewiston Maineiacs were a hockey team. The team played its home games at the Colisee Arena.",
+    "The Colisee Arena is a hall in Lewiston. The Colisee Arena has 3,677 seats.",
+    "Kasper Hvidt is a Danish goalkeeper. Eighteen teams of Lewiston played 70 games each in halls of 3,677 seats.",
+]
+Q = "The arena where the Lewiston Maineiacs played can seat how many people?"
+
+
+def claim(answer: str) -> ClaimInput:
+    given = f'The answer to the question "{Q}" is:'
+    return ClaimInput(text=f"{given} {answer}", source="answer", given=given)
+
+
+@pytest.mark.parametrize(("name", "text", "named"), [
+    ("Alexander Ferguson", "Alex Ferguson sold three players.", True),  # a surname names a person
+    ("Kasper Hvidt", "the father of Kasper Schmeichel", False),  # a first name alone does not
+    ("Starfaring", "Starfaring is a game.", True),  # a name of one word, by that word
+    ("The Colisee Arena", "the arena seats 3,677", True),  # "The" is no word of the name
+    ("2006–07 QMJHL season", "The team played at the arena.", False),
+])
+def test_named_in(name: str, text: str, named: bool) -> None:
+    assert bridge.named_in(name, content_keys(text)) is named
+
+
+def test_linked_needs_every_paragraph_named_by_the_claim_or_another_sentence() -> None:
+    about = {"The team played at the Colisee.": "Lewiston Maineiacs", "It seats 3,677.": "Colisee Arena",
+             "Eighteen teams played 70 games.": "QMJHL season", "He voted.": ""}
+    keys = content_keys(Q)
+    hop, seats, games, unnamed = sents_of(*about)
+    assert linked(keys, [hop, seats], lambda s: about[s.text])  # the claim names one, the hop the other
+    assert not linked(keys, [seats, games], lambda s: about[s.text])  # nothing names the season
+    assert linked(keys, [hop, unnamed], lambda s: about[s.text])  # a paragraph about no name is no hop away
+
+
+def test_the_linked_set_wins_over_a_higher_f() -> None:
+    pool = docs_pool(DOCS)
+    hop, seats, games = (pool.sentences[i].text for i in (1, 3, 5))
+    scorer = Scripted({hop: (0.3, 0.0), seats: (0.4, 0.0), games: (0.3, 0.0),
+                       f"{hop} {seats}": (0.8, 0.0), f"{seats} {games}": (0.95, 0.0)})
+    (c,) = selector(scorer, linked=True).select([claim("3,677 seats")], pool)
+    assert c.verdict == "supported"
+    assert [e.text for e in c.evidence] == [hop, seats]
+    # without the rule, the set with the highest F: a paragraph about a handball goalkeeper
+    (c,) = selector(scorer, linked=False).select([claim("3,677 seats")], pool)
+    assert [e.text for e in c.evidence] == [seats, games]
+
+
+def test_an_unlinked_set_still_wins_when_no_linked_one_passes() -> None:
+    pool = docs_pool(DOCS)
+    hop, seats, games = (pool.sentences[i].text for i in (1, 3, 5))
+    scorer = Scripted({hop: (0.3, 0.0), seats: (0.4, 0.0), games: (0.3, 0.0),
+                       f"{hop} {seats}": (0.45, 0.0), f"{seats} {games}": (0.95, 0.0)})
+    (c,) = selector(scorer, linked=True).select([claim("3,677 seats")], pool)
+    assert c.verdict == "supported"
+    assert [e.text for e in c.evidence] == [seats, games]
