@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from gechat.eval.bench import answer_claim
 from gechat.evidence import bridge
-from gechat.evidence.base import ClaimInput
 from gechat.evidence.objective import linked
 from gechat.lexical import content_keys
 from tests.unit.test_evidence_compare import docs_pool
@@ -18,11 +18,6 @@ DOCS = [
     "Kasper Hvidt is a Danish goalkeeper. Eighteen teams of Lewiston played 70 games each in halls of 3,677 seats.",
 ]
 Q = "The arena where the Lewiston Maineiacs played can seat how many people?"
-
-
-def claim(answer: str) -> ClaimInput:
-    given = f'The answer to the question "{Q}" is:'
-    return ClaimInput(text=f"{given} {answer}", source="answer", given=given)
 
 
 @pytest.mark.parametrize(("name", "text", "named"), [
@@ -46,24 +41,25 @@ def test_linked_needs_every_paragraph_named_by_the_claim_or_another_sentence() -
     assert linked(keys, [hop, unnamed], lambda s: about[s.text])  # a paragraph about no name is no hop away
 
 
-def test_the_linked_set_wins_over_a_higher_f() -> None:
+def chosen(linked_set: float, *, on: bool) -> list[str]:
+    """The evidence for the answer when the linked set (the hop and the seats) entails
+    ``linked_set`` and the set with the hockey season's sentence 0.95."""
     pool = docs_pool(DOCS)
     hop, seats, games = (pool.sentences[i].text for i in (1, 3, 5))
     scorer = Scripted({hop: (0.3, 0.0), seats: (0.4, 0.0), games: (0.3, 0.0),
-                       f"{hop} {seats}": (0.8, 0.0), f"{seats} {games}": (0.95, 0.0)})
-    (c,) = selector(scorer, linked=True).select([claim("3,677 seats")], pool)
+                       f"{hop} {seats}": (linked_set, 0.0), f"{seats} {games}": (0.95, 0.0)})
+    (c,) = selector(scorer, linked=on).select([answer_claim(Q, "3,677 seats")], pool)
     assert c.verdict == "supported"
-    assert [e.text for e in c.evidence] == [hop, seats]
+    return [e.text for e in c.evidence]
+
+
+def test_the_linked_set_wins_over_a_higher_f() -> None:
+    hop, seats, games = (docs_pool(DOCS).sentences[i].text for i in (1, 3, 5))
+    assert chosen(0.8, on=True) == [hop, seats]
     # without the rule, the set with the highest F: a paragraph about a handball goalkeeper
-    (c,) = selector(scorer, linked=False).select([claim("3,677 seats")], pool)
-    assert [e.text for e in c.evidence] == [seats, games]
+    assert chosen(0.8, on=False) == [seats, games]
 
 
 def test_an_unlinked_set_still_wins_when_no_linked_one_passes() -> None:
-    pool = docs_pool(DOCS)
-    hop, seats, games = (pool.sentences[i].text for i in (1, 3, 5))
-    scorer = Scripted({hop: (0.3, 0.0), seats: (0.4, 0.0), games: (0.3, 0.0),
-                       f"{hop} {seats}": (0.45, 0.0), f"{seats} {games}": (0.95, 0.0)})
-    (c,) = selector(scorer, linked=True).select([claim("3,677 seats")], pool)
-    assert c.verdict == "supported"
-    assert [e.text for e in c.evidence] == [seats, games]
+    _, seats, games = (docs_pool(DOCS).sentences[i].text for i in (1, 3, 5))
+    assert chosen(0.45, on=True) == [seats, games]
