@@ -7,7 +7,7 @@ import pytest
 
 from gechat.eval.bench import answer_claim
 from gechat.evidence import bridge
-from gechat.evidence.objective import linked
+from gechat.evidence.objective import linked, subjects
 from gechat.lexical import content_keys
 from tests.unit.test_evidence_compare import docs_pool
 from tests.unit.test_evidence_objective import Scripted, selector, sents_of
@@ -63,3 +63,16 @@ def test_the_linked_set_wins_over_a_higher_f() -> None:
 def test_an_unlinked_set_still_wins_when_no_linked_one_passes() -> None:
     _, seats, games = (docs_pool(DOCS).sentences[i].text for i in (1, 3, 5))
     assert chosen(0.45, on=True) == [seats, games]
+
+
+def test_a_document_is_about_the_name_its_opening_chunk_opens_with() -> None:
+    pool = docs_pool(["Kasper Hvidt is a Danish goalkeeper.", "He played 70 games.",
+                      "The report covers 2022. Revenue rose."])
+    # documents 1 and 2 are the two chunks of one document; document 3's opening chunk was not retrieved
+    chunks = pool.chunks
+    chunks[2] = chunks[2].model_copy(update={"doc_id": 1, "ord": 1})
+    chunks[3] = chunks[3].model_copy(update={"ord": 4})
+    sents = [s.model_copy(update={"doc_id": 1}) if s.chunk_id == 2 else s for s in pool.sentences]
+    pool = pool.model_copy(update={"chunks": chunks, "sentences": sents})
+    about = subjects(pool)
+    assert [about(s) for s in pool.sentences] == ["Kasper Hvidt", "Kasper Hvidt", "", ""]

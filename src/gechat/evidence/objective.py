@@ -300,13 +300,18 @@ class ObjectiveSelector:
 
 
 def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
-    """What the paragraph of a sentence is about (gechat.evidence.bridge.subject), once per chunk."""
+    """What the document of a sentence is about, once per document: the name its opening
+    chunk opens with (gechat.evidence.bridge.subject; "Kasper Hvidt is a Danish goalkeeper."),
+    for its later chunks too, which open wherever the chunker cut; "" (about no name) when the
+    opening chunk is not among the candidates."""
+    opening = {c.doc_id: c.id for c in pool.chunks.values() if c.ord == 0}
     memo: dict[int, str] = {}
 
     def about(s: Sentence) -> str:
-        if s.chunk_id not in memo:
-            memo[s.chunk_id] = bridge.subject(pool, s)
-        return memo[s.chunk_id]
+        if s.doc_id not in memo:
+            first = next((x for x in pool.sentences if x.chunk_id == opening.get(s.doc_id)), None)
+            memo[s.doc_id] = bridge.subject(pool, first) if first is not None else ""
+        return memo[s.doc_id]
 
     return about
 
