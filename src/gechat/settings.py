@@ -132,8 +132,9 @@ class Settings(BaseSettings):
     # a supported answer to a question comparing two named options, whose evidence mentions only
     # one, gets the other option's sentence (gechat.evidence.options)
     evidence_options: bool = True
-    # a sentence set whose paragraphs are each about something the claim or another sentence of
-    # the set names wins over sets with a higher F that are not (gechat.evidence.objective.linked)
+    # a sentence set whose sentences' documents are each about something the claim or another
+    # sentence of the set names wins over sets with a higher F that are not
+    # (gechat.evidence.objective.linked)
     evidence_linked: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None

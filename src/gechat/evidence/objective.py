@@ -317,8 +317,8 @@ def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
 
 
 def linked(claim_keys: frozenset[str], sents: list[Sentence], about: Callable[[Sentence], str]) -> bool:
-    """Every sentence of a set stands in a paragraph about something the claim or another
-    sentence of the set names (or about no name): a multi-hop fact is told in paragraphs that
+    """Every sentence of a set stands in a document (``about``) about something the claim or
+    another sentence of the set names (or about no name): a multi-hop fact is told in texts that
     name each other ("The team played at the Colisée." + "The Colisée seats 3,677."), while a
     sentence of a paragraph about someone else ("Kasper Hvidt is a Danish goalkeeper" for Kasper
     Schmeichel's father) only looks like a hop."""
