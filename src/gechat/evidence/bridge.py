@@ -37,7 +37,12 @@ def leading_name(text: str) -> str:
 def subject(pool: EvidencePool, s: Sentence) -> str:
     """What the paragraph (chunk) of ``s`` is about: the name its first sentence opens with."""
     first = min((x for x in pool.sentences if x.chunk_id == s.chunk_id), key=lambda x: x.ord, default=s)
-    name = leading_name(first.text)
+    return opening_name(first.text)
+
+
+def opening_name(first: str) -> str:
+    """The name a text is about, from its first sentence; "" when that opens with no name."""
+    name = leading_name(first)
     return name if content_keys(name) else ""
 
 

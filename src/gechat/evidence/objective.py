@@ -258,14 +258,13 @@ class ObjectiveSelector:
                    if p_[ENTAILMENT] >= self.supported and self._covers(claim, text(c))]
         if not passing:
             return None
-        about = subjects(pool)
-
-        def rank(t: tuple[float, frozenset[int]]) -> tuple[bool, float]:
-            # with evidence_linked, a set whose paragraphs the claim or the set itself names
-            # beats any set with a higher F that holds a paragraph about someone else
-            return (self.linked and linked(claim_keys, ordered(t[1]), about), t[0])
-
-        _, chosen = max(passing, key=rank)
+        if self.linked:
+            # a set whose documents the claim or the set itself names beats any set with a
+            # higher F that holds a document about someone else
+            about = subjects(pool)
+            _, chosen = max(passing, key=lambda t: (linked(claim_keys, ordered(t[1]), about), t[0]))
+        else:
+            _, chosen = max(passing, key=lambda t: t[0])
         p_set, f_set = scored[chosen]
         return [pool.evidence(run, p_set, f_set, self.name) for run in self._runs(ordered(chosen))]
 
@@ -300,20 +299,17 @@ class ObjectiveSelector:
 
 
 def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
-    """What the document of a sentence is about, once per document: the name its opening
-    chunk opens with (gechat.evidence.bridge.subject; "Kasper Hvidt is a Danish goalkeeper."),
+    """What the document of a sentence is about: the name its opening chunk's first sentence
+    opens with (gechat.evidence.bridge.opening_name; "Kasper Hvidt is a Danish goalkeeper."),
     for its later chunks too, which open wherever the chunker cut; "" (about no name) when the
     opening chunk is not among the candidates."""
-    opening = {c.doc_id: c.id for c in pool.chunks.values() if c.ord == 0}
-    memo: dict[int, str] = {}
-
-    def about(s: Sentence) -> str:
-        if s.doc_id not in memo:
-            first = next((x for x in pool.sentences if x.chunk_id == opening.get(s.doc_id)), None)
-            memo[s.doc_id] = bridge.subject(pool, first) if first is not None else ""
-        return memo[s.doc_id]
-
-    return about
+    openings: dict[int, Sentence] = {}
+    for x in pool.sentences:
+        chunk = pool.chunks.get(x.chunk_id)
+        if chunk is not None and chunk.ord == 0 and (x.doc_id not in openings or x.ord < openings[x.doc_id].ord):
+            openings[x.doc_id] = x
+    names = {doc: bridge.opening_name(x.text) for doc, x in openings.items()}
+    return lambda s: names.get(s.doc_id, "")
 
 
 def linked(claim_keys: frozenset[str], sents: list[Sentence], about: Callable[[Sentence], str]) -> bool:
