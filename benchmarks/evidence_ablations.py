@@ -40,10 +40,9 @@ against the defaults on the same questions:
   evidence that mentions only one of them (the default until 2026-11-25; ``evidence_options``).
 - ``linked-off``: among passing sentence sets the highest F wins, even one holding a paragraph
   about a name neither the claim nor another sentence of the set names (the default until
-  2026-11-25; ``evidence_linked``); ``linked`` sets it on explicitly.
+  2026-11-25; ``evidence_linked``).
 - ``rules-off``: the four template rules (compare, same, kin, chain) off, a stand-in for
-  questions in a reader's own words; ``rules-off-linked`` / ``rules-off-unlinked`` the same with
-  ``evidence_linked`` on / off.
+  questions in a reader's own words; ``rules-off-unlinked`` the same with ``evidence_linked`` off.
 - ``set-top-10``, ``set-top-20``: sentence sets drawn from the 10 (20) strongest candidates
   instead of ``set_top`` = 15 (10 was the default until 2026-11-25).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
@@ -278,11 +277,8 @@ def main() -> None:
         "chain-off": lambda: measure(selector(ObjectiveSelector, memo, chain=False), memo, questions),
         "bridge-off": lambda: measure(selector(ObjectiveSelector, memo, bridge=False), memo, questions),
         "options-off": lambda: measure(selector(ObjectiveSelector, memo, options=False), memo, questions),
-        "linked": lambda: measure(selector(ObjectiveSelector, memo, linked=True), memo, questions),
         "linked-off": lambda: measure(selector(ObjectiveSelector, memo, linked=False), memo, questions),
         "rules-off": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF), memo, questions),
-        "rules-off-linked": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF, linked=True), memo,
-                                            questions),
         "rules-off-unlinked": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF, linked=False), memo,
                                               questions),
         **{f"set-top-{n}": (lambda n=n: measure(selector(ObjectiveSelector, memo, set_top=n), memo, questions))
