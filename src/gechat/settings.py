@@ -136,6 +136,9 @@ class Settings(BaseSettings):
     # sentence of the set names wins over sets with a higher F that are not
     # (gechat.evidence.objective.linked)
     evidence_linked: bool = True
+    # a yes or no to "are A and B both X?" decided by each option's own sentence read against
+    # "A is X" and "B is X" (gechat.evidence.both)
+    evidence_both: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -7,7 +7,8 @@ import pytest
 
 from gechat.eval.bench import answer_claim
 from gechat.evidence import bridge
-from gechat.evidence.objective import linked, subjects
+from gechat.evidence.bridge import subjects
+from gechat.evidence.objective import linked
 from gechat.lexical import content_keys
 from tests.unit.test_evidence_compare import docs_pool
 from tests.unit.test_evidence_objective import Scripted, selector, sents_of

@@ -26,7 +26,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         coverage=settings.evidence_coverage, compare=settings.evidence_compare,
         same=settings.evidence_same, kin=settings.evidence_kin,
         chain=settings.evidence_chain, bridge=settings.evidence_bridge, options=settings.evidence_options,
-        linked=settings.evidence_linked,
+        linked=settings.evidence_linked, both=settings.evidence_both,
     )
 
 

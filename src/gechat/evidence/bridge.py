@@ -14,6 +14,7 @@ the question names. The verdict stays the model's; this only completes what the 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.chain import LOWER_OK, capital_run
@@ -81,3 +82,17 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
         if best is not None:
             return best[1]
     return None
+
+
+def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
+    """What the document of a sentence is about: the name its opening chunk's first sentence
+    opens with (gechat.evidence.opening_name; "Kasper Hvidt is a Danish goalkeeper."),
+    for its later chunks too, which open wherever the chunker cut; "" (about no name) when the
+    opening chunk is not among the candidates."""
+    openings: dict[int, Sentence] = {}
+    for x in pool.sentences:
+        chunk = pool.chunks.get(x.chunk_id)
+        if chunk is not None and chunk.ord == 0 and (x.doc_id not in openings or x.ord < openings[x.doc_id].ord):
+            openings[x.doc_id] = x
+    names = {doc: opening_name(x.text) for doc, x in openings.items()}
+    return lambda s: names.get(s.doc_id, "")

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence import bridge, chain, compare, kin, options, same
+from gechat.evidence import both, bridge, chain, compare, kin, options, same
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.lexical import Coverage, content_keys, missing_words, uncovered
@@ -44,7 +44,7 @@ class ObjectiveSelector:
                  set_contribution: bool = False, contra_overlap: bool = False,
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
                  kin: bool = False, chain: bool = False, bridge: bool = False,
-                 options: bool = False, linked: bool = False) -> None:
+                 options: bool = False, linked: bool = False, both: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -54,6 +54,7 @@ class ObjectiveSelector:
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
         self.chain, self.bridge, self.options, self.linked = chain, bridge, options, linked
+        self.both = both
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -83,7 +84,8 @@ class ObjectiveSelector:
             compared = (self._compared(claim, pool) if self.compare else None) or (
                 self._same_country(claim, pool) if self.same else None) or (
                 self._kin(claim, pool) if self.kin else None) or (
-                self._chain(claim, pool) if self.chain else None)
+                self._chain(claim, pool) if self.chain else None) or (
+                self._both(claim, pool) if self.both else None)
         if compared is not None:
             return compared
         texts = [s.text for s in cands]
@@ -170,6 +172,17 @@ class ObjectiveSelector:
             return None
         return self._decided(claim, pool, found.sentences, True,
                              f"{q.subject}: {q.role} {found.person}; {found.person}: {claim.answer().strip(' .')}")
+
+    def _both(self, claim: ClaimInput, pool: EvidencePool) -> Claim | None:
+        """The verdict on a yes or no to "are A and B both X?" from each option's own sentences
+        read against "A is X" and "B is X", when the question is one and they decide: a wrong
+        yes or no is contradicted; a right one is supported when the answer says no more (what
+        else it says is left to the model)."""
+        says = both.claimed(claim)
+        found = None if says is None else both.decide(pool, claim.given, self.scorer, self.supported)
+        if found is None or (found.both == says and not both.bare(claim, claim.given)):
+            return None
+        return self._decided(claim, pool, found.sentences, found.both == says, found.note)
 
     def _completed(self, claim: ClaimInput, evidence: list[Evidence], pool: EvidencePool) -> list[Evidence]:
         """The evidence with what a reader needs to check it beside it: the sentence tying it to
@@ -261,7 +274,7 @@ class ObjectiveSelector:
         if self.linked:
             # a set whose documents the claim or the set itself names beats any set with a
             # higher F that holds a document about someone else
-            about = subjects(pool)
+            about = bridge.subjects(pool)
             _, chosen = max(passing, key=lambda t: (linked(claim_keys, ordered(t[1]), about), t[0]))
         else:
             _, chosen = max(passing, key=lambda t: t[0])
@@ -296,20 +309,6 @@ class ObjectiveSelector:
 
     def _set_text(self, sents: list[Sentence], pool: EvidencePool) -> str:
         return " ".join(pool.span_text(r[0], r[-1]) if len(r) > 1 else r[0].text for r in self._runs(sents))
-
-
-def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
-    """What the document of a sentence is about: the name its opening chunk's first sentence
-    opens with (gechat.evidence.bridge.opening_name; "Kasper Hvidt is a Danish goalkeeper."),
-    for its later chunks too, which open wherever the chunker cut; "" (about no name) when the
-    opening chunk is not among the candidates."""
-    openings: dict[int, Sentence] = {}
-    for x in pool.sentences:
-        chunk = pool.chunks.get(x.chunk_id)
-        if chunk is not None and chunk.ord == 0 and (x.doc_id not in openings or x.ord < openings[x.doc_id].ord):
-            openings[x.doc_id] = x
-    names = {doc: bridge.opening_name(x.text) for doc, x in openings.items()}
-    return lambda s: names.get(s.doc_id, "")
 
 
 def linked(claim_keys: frozenset[str], sents: list[Sentence], about: Callable[[Sentence], str]) -> bool:
