@@ -33,16 +33,10 @@ from gechat.eval.metrics import balanced_accuracy
 from gechat.evidence import SELECTORS, EvidencePool
 from gechat.models import EMBEDDERS, ENTAILERS
 from gechat.settings import Settings
+from nli import knowledge
 
 SPLIT_ROW = 4000
-_JOINED = re.compile(r"([a-z0-9)\"”’'])\.([A-Z])")
 _BOTH = re.compile(r"^(?:are|were|is|was)\b.*\bboth\b", re.IGNORECASE)
-
-
-def knowledge(row: dict[str, str]) -> str:
-    """The supporting sentences as a document writes them: HaluEval joins them with no space
-    ("...British Columbia.Kings of Leon is ..."), which no sentence splitter cuts."""
-    return _JOINED.sub(r"\1. \2", row["knowledge"])
 
 
 def rows(half: str) -> list[dict[str, str]]:
@@ -64,7 +58,7 @@ def run(items: list[dict[str, str]], both: bool) -> dict[str, float]:
     t = time.perf_counter()
     got, gold, noted = [], [], 0
     for row in items:
-        pool = EvidencePool.from_texts([knowledge(row)])
+        pool = EvidencePool.from_texts([knowledge(row["knowledge"])])
         claims = [answer_claim(row["question"], row["right_answer"]),
                   answer_claim(row["question"], row["hallucinated_answer"])]
         for claim, ok in zip(selector.select(claims, pool), (True, False), strict=True):

@@ -55,9 +55,20 @@ class ClaimPair(NamedTuple):
     given: str  # what the claim repeats from the question: it needs no evidence (evidence_coverage)
 
 
+# HaluEval joins its knowledge sentences with no space ("...British Columbia.Kings of Leon is
+# ..."), which no sentence splitter cuts and no document writes
+_JOINED = re.compile(r"([a-z0-9)\"”’'])\.([A-Z])")
+
+
+def knowledge(text: str) -> str:
+    """HaluEval's knowledge as a document writes it: a space after each sentence's full stop."""
+    return _JOINED.sub(r"\1. \2", text)
+
+
 def halueval_pairs(limit: int | None = None) -> list[ClaimPair]:
     """(knowledge, claim, supported, given): the right and the hallucinated answer of each row,
-    phrased with one fixed template chosen before any scoring."""
+    phrased with one fixed template chosen before any scoring; the knowledge's sentences
+    spaced (:func:`knowledge`)."""
     out: list[ClaimPair] = []
     with (DATA / "halueval" / "dataset_halueval_qa.jsonl").open() as f:
         for i, line in enumerate(f):
@@ -65,7 +76,7 @@ def halueval_pairs(limit: int | None = None) -> list[ClaimPair]:
                 break
             row = json.loads(line)
             for key, ok in (("right_answer", True), ("hallucinated_answer", False)):
-                out.append(ClaimPair(row["knowledge"], as_claim(row["question"], row[key]), ok,
+                out.append(ClaimPair(knowledge(row["knowledge"]), as_claim(row["question"], row[key]), ok,
                                      as_claim(row["question"], "")))
     return out
 

@@ -41,6 +41,12 @@ def content_keys(text: str) -> frozenset[str]:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_UNITS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+          "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_NUMBER_WORDS = {w: i for i, w in enumerate(_UNITS, start=2)} | {w: 10 * i for i, w in enumerate(_TENS, start=2)}
+# "twenty-two" is 22, not 20 and 2
+_SPELLED = re.compile(rf"\b({'|'.join(_TENS)})(?:[-\s]({'|'.join(_UNITS[:8])}))?\b|\b({'|'.join(_UNITS)})\b")
 # a capitalised word of two letters or more
 _CAPITALISED = re.compile(r"[A-Z][\w'-]+")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)$")
@@ -59,8 +65,13 @@ def _number_key(m: str) -> str:
 
 
 def number_keys(text: str) -> frozenset[str]:
-    """Numbers as digit strings: "1,844" and "1844" match, "8.70" and "8.7", "280M" and "280 million"."""
-    return frozenset(_number_key(m) for m in _NUMBER.findall(text))
+    """Numbers as digit strings: "1,844" and "1844" match, "8.70" and "8.7", "280M" and "280 million";
+    a count written in words too ("four" is "4", so "won four titles" is not covered by "won
+    three"), from two on: "one" is as often a pronoun ("one of the founders")."""
+    digits = (_number_key(m) for m in _NUMBER.findall(text))
+    spelled = (str(_NUMBER_WORDS[m[1]] + _NUMBER_WORDS.get(m[2] or "", 0) if m[1] else _NUMBER_WORDS[m[3]])
+               for m in _SPELLED.finditer(text.lower()))
+    return frozenset([*digits, *spelled])
 
 
 def _is_name(text: str, m: re.Match[str]) -> bool:
@@ -105,7 +116,7 @@ def missing_words(claim: str, evidence: str, *, given: str = "", mode: Coverage 
     keys = uncovered(claim, evidence, given=given, mode=mode)
     out: list[str] = []
     for tok in _TOKEN.findall(_split_alnum(claim)):
-        tok_keys = number_keys(tok) if tok[0].isdigit() else content_keys(tok)
+        tok_keys = number_keys(tok) if tok[0].isdigit() or tok.lower() in _NUMBER_WORDS else content_keys(tok)
         if tok_keys & keys and tok not in out:
             out.append(tok)
     return out

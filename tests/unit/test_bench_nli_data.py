@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from benchmarks.nli import DATA, ClaimPair, evidence_step, expertqa_pairs, halueval_pairs, score_windowed, windows
+from benchmarks.nli import (
+    DATA,
+    ClaimPair,
+    evidence_step,
+    expertqa_pairs,
+    halueval_pairs,
+    knowledge,
+    score_windowed,
+    windows,
+)
 
 from gechat.evidence import EvidencePool
 from tests.unit.test_evidence_objective import Scripted, selector
@@ -17,6 +26,15 @@ def test_halueval_gives_one_right_and_one_hallucinated_claim_per_row() -> None:
     assert [c.supported for c in pairs] == [True, False] * 3
     assert pairs[0].premise == pairs[1].premise and "Arthur's Magazine" in pairs[0].claim
     assert pairs[0].claim[len(pairs[0].given):] == "Arthur's Magazine"
+    # HaluEval's sentences joined with no space get one back, so a splitter cuts them
+    assert "19th century. First for Women" in pairs[0].premise
+
+
+def test_joined_sentences_are_spaced_but_initials_and_numbers_kept() -> None:
+    assert knowledge("formed in Vancouver.Kings of Leon is a band.") == "formed in Vancouver. Kings of Leon is a band."
+    assert knowledge('was called "Sassy".The band') == 'was called "Sassy". The band'
+    # an initial, an abbreviation or a decimal has no lower-case letter before its stop
+    assert knowledge("H.G. Wells, U.S.A. and 3.5 points") == "H.G. Wells, U.S.A. and 3.5 points"
 
 
 def test_expertqa_drops_uncited_and_na_claims_and_citation_marks() -> None:

@@ -16,6 +16,11 @@ def test_numbers_match_across_formats() -> None:
     assert number_keys("1,844 and 8.70, 3.50% and 280M") == {"1844", "8.7", "3.5", "280"}
     assert number_keys("1844 and 8.7 and 280 million") == {"1844", "8.7", "280"}
     assert number_keys("no digits") == frozenset()
+    # counts in words are numbers too, from two on ("one of them" is no count)
+    assert number_keys("four titles, Twenty-two players and one of them") == {"4", "22"}
+    assert uncovered("The Pistons won four NBA titles.", "The Pistons have won three NBA titles.") == {"4"}
+    assert missing_words("They won four titles.", "They won three titles.") == ["four"]
+    assert uncovered("The Pistons won four NBA titles.", "The Pistons have won 4 NBA titles.") == frozenset()
 
 
 def test_fact_keys_are_names_and_numbers() -> None:

@@ -1,5 +1,5 @@
-"""Answers to "are A and B both X?": yes only when A's own sentence says A is X and B's says B
-is X; no when one of them says otherwise. A cross-encoder reading the whole claim ("the
+"""Answers to "are A and B both X?": yes only when A's own sentences say A is X and B's say B
+is X; no when one option's sentences do not. A cross-encoder reading the whole claim ("the
 answer to 'are A and B both American documentaries?' is: no") against one sentence cannot
 weigh a yes or no spread over two paragraphs (on HaluEval-QA's questions of this kind it
 supported the right answer less often than the hallucinated one). So the question is cut
@@ -7,7 +7,7 @@ into one short claim per option ("Freakonomics is an American documentary"), eac
 against the sentences that name its option, and the two readings decide; the reader sees
 both sentences and the two readings (``Claim.note``).
 
-Anything else (an option no sentence names, a reading neither entailed nor contradicted, an
+Anything else (an option no sentence names, a reading between "said" and "not said", an
 answer that says neither yes nor no) goes to the entailment model as before.
 """
 
@@ -23,7 +23,7 @@ from gechat.evidence.bridge import subjects
 from gechat.evidence.compare import following, mentions
 from gechat.evidence.same import nationalities
 from gechat.lexical import content_keys, words
-from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, EntailmentScorer
+from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.types import Sentence
 
 # the question, quoted in an oracle claim or standing alone: its verb and its body
@@ -185,14 +185,12 @@ def _about(pool: EvidencePool, option: str) -> set[int]:
 
 @dataclass(frozen=True)
 class Reading:
-    """What an option's sentences say of the claim about it: the most entailing one and the
-    most contradicting one, with their probabilities."""
+    """What an option's sentences say of the claim about it: the most entailing one and its
+    P(entailment)."""
 
     claim: str
     entailing: Sentence
     p_entail: float
-    contradicting: Sentence
-    p_contra: float
 
 
 def read(pool: EvidencePool, option: str, other: str, what: str, past: bool,
@@ -203,8 +201,8 @@ def read(pool: EvidencePool, option: str, other: str, what: str, past: bool,
         return None
     text = statement(option, what, past)
     probs = np.asarray(scorer.score([s.text for s in sents], text), dtype=np.float32)
-    e, c = int(np.argmax(probs[:, ENTAILMENT])), int(np.argmax(probs[:, CONTRADICTION]))
-    return Reading(text, sents[e], float(probs[e, ENTAILMENT]), sents[c], float(probs[c, CONTRADICTION]))
+    e = int(np.argmax(probs[:, ENTAILMENT]))
+    return Reading(text, sents[e], float(probs[e, ENTAILMENT]))
 
 
 # P(entailment) of each option's claim at which it counts as said: more likely than not

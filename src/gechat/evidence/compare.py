@@ -26,6 +26,7 @@ _LATER = frozenset(["younger", "youngest", "later", "latest", "last", "newer", "
                     "recently", "after"])
 _EARLIER = frozenset(["older", "oldest", "elder", "earlier", "earliest", "first", "before", "sooner"])
 _DEATH = frozenset(["died", "die", "dies", "death", "dead"])
+_CLASS = frozenset(["which", "what"])  # "which author": a kind of option, not a role of one
 # the question asks about a person tied to each option ("the director of A"), not the option
 ROLES = frozenset([
     "director", "directors", "performer", "composer", "author", "writer", "producer", "creator", "founder",
@@ -35,9 +36,10 @@ ROLES = frozenset([
 OPTIONS = re.compile(r"[,:]\s*([^,:?\"]+?)\s+or\s+([^,?\"]+?)\s*\?")  # also gechat.evidence.options
 # "... born later, A or B?" where an option holds a comma ("Now, Voyager", "Sleep, My Love"):
 # what follows the word of order and its comma, split at the last " or "
+# (or with no comma before a capital: "Who was born first Neil LaBute or H. Bruce Humberstone?")
 _AFTER_ORDER = re.compile(
-    r"\b(?:" + "|".join(sorted(_LATER | _EARLIER)) + r")\s*[,:]\s*([^?\"]+?)\s+or\s+([^?\"]+?)\s*\?",
-    re.IGNORECASE)
+    r"\b(?:" + "|".join(sorted(_LATER | _EARLIER)) + r")(?:\s*[,:]\s*|\s+(?=(?-i:[A-Z])))([^?\"]+?)\s+or\s+"
+    r"([^?\"]+?)\s*\?", re.IGNORECASE)
 # "Was A or B born first?": the options are the capitalised runs around "or"
 _CAP_RUN = r"((?:[A-Z0-9][\w'’.&+-]*\s+)*[A-Z0-9][\w'’.&+-]*)"
 _OPTIONS_INLINE = re.compile(
@@ -75,7 +77,9 @@ def parse(question: str) -> Comparison | None:
     later, earlier = bool(rest & _LATER), bool(rest & _EARLIER)
     if later == earlier or not _key_words(a) or not _key_words(b):
         return None
-    role = next((w for w in words(question[: m.start(1)]) if w in ROLES), None)
+    # "Which author was born first": the options are authors, not works with one
+    before = words(question[: m.start(1)])
+    role = next((w for i, w in enumerate(before) if w in ROLES and (i == 0 or before[i - 1] not in _CLASS)), None)
     return Comparison((a, b), later, bool(rest & _DEATH), role)
 
 
@@ -259,6 +263,16 @@ def _nicknamed(pool: EvidencePool, name: str, skip: int) -> list[Sentence]:
 _LIFE = re.compile(r"\bborn\b|\([^()]*\d{4}[^()]*[–—-][^()]*\d{4}[^()]*\)", re.IGNORECASE)
 
 
+def _openings(pool: EvidencePool, name: str) -> list[Sentence]:
+    """The opening sentences of documents about the option: those that name it within their
+    first five words ("Jerry Michael Glanville (born October 14, 1941) is ..."). They tell its
+    dates; eight other sentences may name it first ("... Jerry Glanville was hired as coach")."""
+    keys = _key_words(name)
+    chunks = pool.chunks
+    return [s for s in pool.sentences if s.ord == 0 and (c := chunks.get(s.chunk_id)) is not None and c.ord == 0
+            and keys and keys <= set(_normal(s.text).split()[:5])]
+
+
 def _two_people(pool: EvidencePool, name: str, death: bool) -> bool:
     """Whether the documents tell of two people of one name: two sentences that open with it
     (within their first three words) and give a life date ("born", a life span) that differ.
@@ -297,7 +311,8 @@ def locate(pool: EvidencePool, option: str, role: str | None, read: Reader[T],
         fact = read(s.text)
         return None if fact is None else Found([s], *fact)
 
-    named = mentions(pool, option)[:8]
+    opening = _openings(pool, option)
+    named = [*opening, *(s for s in mentions(pool, option)[:8] if s not in opening)]
     later = following(pool, named[:2], 2)
     # with a role, a sentence that names it ("directed by") comes before any other name
     for strict in (True, False) if role is not None else (True,):
