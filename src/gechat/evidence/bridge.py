@@ -86,7 +86,7 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
 
 def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
     """What the document of a sentence is about: the name its opening chunk's first sentence
-    opens with (gechat.evidence.opening_name; "Kasper Hvidt is a Danish goalkeeper."),
+    opens with (:func:`opening_name`; "Kasper Hvidt is a Danish goalkeeper."),
     for its later chunks too, which open wherever the chunker cut; "" (about no name) when the
     opening chunk is not among the candidates."""
     openings: dict[int, Sentence] = {}
