@@ -139,6 +139,8 @@ class Settings(BaseSettings):
     # a yes or no to "are A and B both X?" decided by each option's own sentence read against
     # "A is X" and "B is X" (gechat.evidence.both)
     evidence_both: bool = True
+    # an answer to "which is X, A or B?" judged the same way, per option (gechat.evidence.which)
+    evidence_which: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

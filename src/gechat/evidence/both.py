@@ -67,12 +67,12 @@ def parse(question: str) -> BothQuestion | None:
         for i in range(1, len(parts)):
             a, rest = " and ".join(parts[:i]), " and ".join(parts[i:]).split()
             splits += [(a, " ".join(rest[:k]), " ".join(rest[k:])) for k in range(len(rest) - 1, 0, -1)]
-    splits = [(_name(a), _name(b), x) for a, b, x in splits]
+    splits = [(name_of(a), name_of(b), x) for a, b, x in splits]
     splits = [(a, b, x) for a, b, x in splits if words(a) and words(b) and words(x)]
     return BothQuestion(tuple(splits), past) if splits else None
 
 
-def _name(option: str) -> str:
+def name_of(option: str) -> str:
     """The option as the documents name it: "the bands Tool" -> "Tool", "a Paloma" -> "Paloma"."""
     toks = option.split()
     first = next((i for i, t in enumerate(toks) if t[0].isupper() or t[0].isdigit()), 0)
@@ -196,10 +196,14 @@ class Reading:
 def read(pool: EvidencePool, option: str, other: str, what: str, past: bool,
          scorer: EntailmentScorer) -> Reading | None:
     """The option's sentences read against "<option> is <what>", or None if none names it."""
+    return read_claim(pool, option, other, statement(option, what, past), scorer)
+
+
+def read_claim(pool: EvidencePool, option: str, other: str, text: str, scorer: EntailmentScorer) -> Reading | None:
+    """The option's sentences (:func:`candidates`) read against ``text``, a claim about it."""
     sents = candidates(pool, option, other)
     if not sents:
         return None
-    text = statement(option, what, past)
     probs = np.asarray(scorer.score([s.text for s in sents], text), dtype=np.float32)
     e = int(np.argmax(probs[:, ENTAILMENT]))
     return Reading(text, sents[e], float(probs[e, ENTAILMENT]))

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence import both, bridge, chain, compare, kin, options, same
+from gechat.evidence import both, bridge, chain, compare, kin, options, same, which
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
 from gechat.evidence.lengths import get_len_norm
 from gechat.lexical import Coverage, content_keys, missing_words, uncovered
@@ -44,7 +44,8 @@ class ObjectiveSelector:
                  set_contribution: bool = False, contra_overlap: bool = False,
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
                  kin: bool = False, chain: bool = False, bridge: bool = False,
-                 options: bool = False, linked: bool = False, both: bool = False) -> None:
+                 options: bool = False, linked: bool = False, both: bool = False,
+                 which: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -54,7 +55,7 @@ class ObjectiveSelector:
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
         self.chain, self.bridge, self.options, self.linked = chain, bridge, options, linked
-        self.both = both
+        self.both, self.which = both, which
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -85,7 +86,8 @@ class ObjectiveSelector:
                 self._same_country(claim, pool) if self.same else None) or (
                 self._kin(claim, pool) if self.kin else None) or (
                 self._chain(claim, pool) if self.chain else None) or (
-                self._both(claim, pool) if self.both else None)
+                self._both(claim, pool) if self.both else None) or (
+                self._which(claim, pool) if self.which else None)
         if compared is not None:
             return compared
         texts = [s.text for s in cands]
@@ -183,6 +185,16 @@ class ObjectiveSelector:
         if found is None or (found.both == says and not both.bare(claim, claim.given)):
             return None
         return self._decided(claim, pool, found.sentences, found.both == says, found.note)
+
+    def _which(self, claim: ClaimInput, pool: EvidencePool) -> Claim | None:
+        """The verdict on an answer to "which is X, A or B?" from each option's own sentences
+        read against "A is X" and "B is X", as for "both" questions."""
+        q = which.parse(claim.given)
+        says = None if q is None else which.claimed(claim, q)
+        found = None if says is None else which.decide(pool, claim.given, self.scorer, self.supported)
+        if found is None or (found.option == says and not both.bare(claim, claim.given)):
+            return None
+        return self._decided(claim, pool, found.sentences, found.option == says, found.note)
 
     def _completed(self, claim: ClaimInput, evidence: list[Evidence], pool: EvidencePool) -> list[Evidence]:
         """The evidence with what a reader needs to check it beside it: the sentence tying it to
