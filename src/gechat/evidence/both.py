@@ -20,7 +20,7 @@ import numpy as np
 
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.bridge import subjects
-from gechat.evidence.compare import following, mentions
+from gechat.evidence.compare import following, mentions, normal
 from gechat.evidence.same import nationalities
 from gechat.lexical import content_keys, words
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
@@ -143,8 +143,8 @@ def find(pool: EvidencePool, q: BothQuestion) -> tuple[str, str, str] | None:
     reading where what both are said to be opens as such words do (:func:`_opens`) first,
     the longest B first."""
     def exact(name: str) -> bool:
-        phrase = " ".join(words(name))
-        return any(phrase in " ".join(words(s.text)) for s in pool.sentences)
+        phrase = normal(name)
+        return any(phrase in normal(s.text) for s in pool.sentences)
 
     def named(name: str) -> bool:
         return bool(mentions(pool, name))
@@ -235,7 +235,11 @@ def decide(pool: EvidencePool, question: str, scorer: EntailmentScorer, unsaid: 
     low = min(ra.p_entail, rb.p_entail)
     if unsaid <= low < SAID:
         return None
+    return Decision(low >= SAID, [ra.entailing, rb.entailing], noted(ra, rb))
 
-    def said(r: Reading) -> str:
-        return f"{r.claim}: {'yes' if r.p_entail >= SAID else 'no'} (P(entailment) {r.p_entail:.2f})"
-    return Decision(low >= SAID, [ra.entailing, rb.entailing], f"{said(ra)}; {said(rb)}")
+
+def noted(*readings: Reading) -> str:
+    """What the reader is told of the readings (``Claim.note``): each claim, whether it counts
+    as said, and its P(entailment)."""
+    return "; ".join(f"{r.claim}: {'yes' if r.p_entail >= SAID else 'no'} (P(entailment) {r.p_entail:.2f})"
+                     for r in readings)

@@ -178,7 +178,7 @@ class Found(Generic[T]):
 
 
 @lru_cache(maxsize=8192)
-def _normal(text: str) -> str:
+def normal(text: str) -> str:
     """The text as its words joined by single spaces, where a name is searched for: memoised,
     since each option and person searches every sentence of the pool."""
     return " ".join(words(text))
@@ -199,14 +199,14 @@ def mentions(pool: EvidencePool, name: str, skip: int | None = None) -> list[Sen
     keys = _key_words(name)
     if not keys:  # "The The": nothing to find it by
         return []
-    phrase = _normal(name)
+    phrase = normal(name)
     first = next(w for w in words(name) if w in keys)
 
     def rank(s: Sentence) -> tuple[int, int, int, int]:
-        low = _normal(s.text)
+        low = normal(s.text)
         at = low.find(phrase)
         return (0, at, s.doc_id, s.start) if at >= 0 else (1, low.find(first), s.doc_id, s.start)
-    return sorted((s for s in pool.sentences if s.id != skip and keys <= set(_normal(s.text).split())), key=rank)
+    return sorted((s for s in pool.sentences if s.id != skip and keys <= set(normal(s.text).split())), key=rank)
 
 
 def person_fact(pool: EvidencePool, sentence: Sentence, option: str, role: str, read: Reader[T],
@@ -254,7 +254,7 @@ def _nicknamed(pool: EvidencePool, name: str, skip: int) -> list[Sentence]:
         return []
     out = []
     for s in pool.sentences:
-        head = _normal(s.text).split()[:6]
+        head = normal(s.text).split()[:6]
         if s.id != skip and last in head and any(w[:3] == first[:3] for w in head[: head.index(last)]):
             out.append(s)
     return out
@@ -270,7 +270,7 @@ def _openings(pool: EvidencePool, name: str) -> list[Sentence]:
     keys = _key_words(name)
     chunks = pool.chunks
     return [s for s in pool.sentences if s.ord == 0 and (c := chunks.get(s.chunk_id)) is not None and c.ord == 0
-            and keys and keys <= set(_normal(s.text).split()[:5])]
+            and keys and keys <= set(normal(s.text).split()[:5])]
 
 
 def _two_people(pool: EvidencePool, name: str, death: bool) -> bool:
@@ -279,10 +279,10 @@ def _two_people(pool: EvidencePool, name: str, death: bool) -> bool:
     A footballer "Kenton Terry Richardson (born 26 July 1999)" beside the photographer
     "Terrence "Uncle Terry" Richardson (born August 14, 1965)": the texts cannot say which is
     meant, so the dates do not decide."""
-    phrase = _normal(name)
+    phrase = normal(name)
     years = set()
     for s in pool.sentences:
-        low = _normal(s.text)
+        low = normal(s.text)
         at = low.find(phrase)
         if at >= 0 and len(low[:at].split()) <= 3 and _LIFE.search(s.text):
             d = event_date(s.text, death)

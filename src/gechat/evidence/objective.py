@@ -191,7 +191,7 @@ class ObjectiveSelector:
         read against "A is X" and "B is X", as for "both" questions."""
         q = which.parse(claim.given)
         says = None if q is None else which.claimed(claim, q)
-        found = None if says is None else which.decide(pool, claim.given, self.scorer, self.supported)
+        found = None if q is None or says is None else which.decide(pool, q, self.scorer, self.supported)
         if found is None or (found.option == says and not both.bare(claim, claim.given)):
             return None
         return self._decided(claim, pool, found.sentences, found.option == says, found.note)

@@ -73,11 +73,10 @@ class Choice:
     note: str
 
 
-def decide(pool: EvidencePool, question: str, scorer: EntailmentScorer, unsaid: float) -> Choice | None:
+def decide(pool: EvidencePool, q: WhichQuestion, scorer: EntailmentScorer, unsaid: float) -> Choice | None:
     """The option whose sentences entail its claim (P >= both.SAID) while the other's stay
-    below ``unsaid``; None otherwise or when the question is not of this kind."""
-    q = parse(question)
-    if q is None or not all(mentions(pool, o) for o in q.options):
+    below ``unsaid``; None otherwise or when an option is not named."""
+    if not all(mentions(pool, o) for o in q.options):
         return None
     a, b = q.options
     ra = both.read_claim(pool, a, b, f"{a} {q.predicate}", scorer)
@@ -90,7 +89,4 @@ def decide(pool: EvidencePool, question: str, scorer: EntailmentScorer, unsaid: 
         winner = 1
     else:
         return None
-
-    def said(r: both.Reading) -> str:
-        return f"{r.claim}: {'yes' if r.p_entail >= both.SAID else 'no'} (P(entailment) {r.p_entail:.2f})"
-    return Choice(winner, [ra.entailing, rb.entailing], f"{said(ra)}; {said(rb)}")
+    return Choice(winner, [ra.entailing, rb.entailing], both.noted(ra, rb))
