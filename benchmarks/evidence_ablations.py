@@ -41,6 +41,11 @@ against the defaults on the same questions:
 - ``linked-off``: among passing sentence sets the highest F wins, even one holding a paragraph
   about a name neither the claim nor another sentence of the set names (the default until
   2026-11-25; ``evidence_linked``).
+- ``rebridge-off``: a sentence pair from two paragraphs that do not name each other keeps its
+  passenger instead of taking the sentence that ties the answer's paragraph to the question
+  (the default until 2026-11-25; ``evidence_rebridge``).
+- ``anchors-2``: pairs must hold one of the 2 strongest candidates (``set_anchors`` 2, the
+  default until 2026-11-25; now any two of the ``set_top``).
 - ``rules-off``: the four template rules (compare, same, kin, chain) off, a stand-in for
   questions in a reader's own words; ``rules-off-unlinked`` the same with ``evidence_linked`` off.
 - ``set-top-10``, ``set-top-20``: sentence sets drawn from the 10 (20) strongest candidates
@@ -278,6 +283,8 @@ def main() -> None:
         "bridge-off": lambda: measure(selector(ObjectiveSelector, memo, bridge=False), memo, questions),
         "options-off": lambda: measure(selector(ObjectiveSelector, memo, options=False), memo, questions),
         "linked-off": lambda: measure(selector(ObjectiveSelector, memo, linked=False), memo, questions),
+        "rebridge-off": lambda: measure(selector(ObjectiveSelector, memo, rebridge=False), memo, questions),
+        "anchors-2": lambda: measure(selector(ObjectiveSelector, memo, set_anchors=2), memo, questions),
         "rules-off": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF), memo, questions),
         "rules-off-unlinked": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF, linked=False), memo,
                                               questions),

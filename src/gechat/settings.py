@@ -103,7 +103,7 @@ class Settings(BaseSettings):
     # passing single when it entails at least this much more; pairs hold one of the
     # set_anchors strongest (None: any two of set_top)
     set_top: int = 15
-    set_anchors: int | None = 2
+    set_anchors: int | None = None
     set_max: int = 2
     set_gain: float | None = 0.1
     # a set only where each sentence holds a word of the claim the others lack (no passengers)
@@ -141,6 +141,10 @@ class Settings(BaseSettings):
     evidence_both: bool = True
     # an answer to "which is X, A or B?" judged the same way, per option (gechat.evidence.which)
     evidence_which: bool = True
+    # a sentence pair from two paragraphs that do not name each other keeps the answer's
+    # sentence and takes the one tying its paragraph to the question as the other hop
+    # (gechat.evidence.bridge.repaired)
+    evidence_rebridge: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -27,6 +27,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         same=settings.evidence_same, kin=settings.evidence_kin,
         chain=settings.evidence_chain, bridge=settings.evidence_bridge, options=settings.evidence_options,
         linked=settings.evidence_linked, both=settings.evidence_both,
+        rebridge=settings.evidence_rebridge,
         which=settings.evidence_which,
     )
 

@@ -84,6 +84,36 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
     return None
 
 
+def repaired(pool: EvidencePool, question: str, answer: str, pair: list[Sentence]) -> list[Sentence] | None:
+    """A two-paragraph set with its hop mended: when neither sentence names what the other's
+    paragraph is about, the sentence holding the answer is kept and its partner becomes the
+    sentence tying that paragraph to the question (:func:`find`), from another paragraph
+    than the partner's; None when the pair is linked or no such sentence is found.
+
+    The entailment model scores many pairs alike (a multi-hop claim reads as entailed by the
+    answer's sentence plus almost any sentence that repeats the question's words: "Eighteen teams
+    played 70 games each" beside "The Colisée seats 3,677" for "the arena where the Maineiacs
+    played their home games"), while the hop a reader needs names the answer's paragraph ("The
+    team played its home games at the Colisée")."""
+    if len(pair) != 2 or pair[0].doc_id == pair[1].doc_id:
+        return None
+    about = subjects(pool)
+    for s, t in (pair, pair[::-1]):
+        name = about(t)
+        if name and named_in(name, content_keys(s.text)):
+            return None
+    keys = content_keys(answer)
+    holding = [s for s in pair if keys and keys <= content_keys(s.text)]
+    if len(holding) != 1:
+        return None
+    kept, partner = holding[0], next(s for s in pair if s is not holding[0])
+    tie = find(pool, question, [kept])
+    # a tie in the partner's own paragraph: that paragraph is the hop already
+    if tie is None or tie.doc_id == partner.doc_id:
+        return None
+    return sorted([kept, tie], key=lambda s: (s.doc_id, s.start))
+
+
 def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
     """What the document of a sentence is about: the name its opening chunk's first sentence
     opens with (:func:`opening_name`; "Kasper Hvidt is a Danish goalkeeper."),

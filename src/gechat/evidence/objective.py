@@ -45,7 +45,7 @@ class ObjectiveSelector:
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
                  kin: bool = False, chain: bool = False, bridge: bool = False,
                  options: bool = False, linked: bool = False, both: bool = False,
-                 which: bool = False) -> None:
+                 which: bool = False, rebridge: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -55,7 +55,7 @@ class ObjectiveSelector:
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
         self.chain, self.bridge, self.options, self.linked = chain, bridge, options, linked
-        self.both, self.which = both, which
+        self.both, self.which, self.rebridge = both, which, rebridge
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -103,6 +103,8 @@ class ObjectiveSelector:
         can_gain = self.set_gain is not None and p_single + self.set_gain <= 1.0
         if not passes or can_gain:
             found = self._best_set(claim, cands, probs, pool, qv)
+            if found and self.rebridge and claim.source == "answer" and claim.given:
+                found = self._rebridged(claim, found, pool)
             # a set replaces a supporting single only when it entails clearly more: the
             # single sentence then told only part of the claim (one hop of two)
             if found and (not passes or found[0].p_entail >= p_single + (self.set_gain or 0.0)):
@@ -207,6 +209,17 @@ class ObjectiveSelector:
         if self.options and (other := options.find(pool, claim.given, sents + extra)) is not None:
             extra.append(other)
         return self._one_passage(claim, [*sents, *extra], pool) if extra else evidence
+
+    def _rebridged(self, claim: ClaimInput, found: list[Evidence], pool: EvidencePool) -> list[Evidence]:
+        """The set with its hop mended (gechat.evidence.bridge.repaired) when the mended pair
+        still passes; a comparison of two options has no hop to mend."""
+        sents = [s for e in found for s in e.sentences]
+        pair = None if options.options(claim.given) else bridge.repaired(pool, claim.given, claim.answer(), sents)
+        if pair is None:
+            return found
+        mended = self._one_passage(claim, pair, pool)
+        text = " ".join(e.text for e in mended)
+        return mended if mended[0].p_entail >= self.supported and self._covers(claim, text) else found
 
     def _decided(self, claim: ClaimInput, pool: EvidencePool, path: list[Sentence], right: bool,
                  note: str) -> Claim:
