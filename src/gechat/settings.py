@@ -104,6 +104,9 @@ class Settings(BaseSettings):
     # set_anchors strongest (None: any two of set_top)
     set_top: int = 15
     set_anchors: int | None = None
+    # the same for reasoning steps, one hop each: pairs of two weaker candidates cost time
+    # there and changed no end-to-end figure
+    set_anchors_steps: int | None = 2
     set_max: int = 2
     set_gain: float | None = 0.1
     # a set only where each sentence holds a word of the claim the others lack (no passengers)

@@ -204,6 +204,12 @@ def test_set_anchors_pair_only_the_strongest_candidates() -> None:
     hop = Scripted({s[0]: (0.4, 0.0), s[2]: (0.1, 0.0), joint: (0.85, 0.0)})
     (claim,) = selector(hop, set_top=4, set_anchors=1).select(claims, p)
     assert claim.verdict == "supported" and [e.text for e in claim.evidence] == [s[0], s[2]]
+    # reasoning steps take step_anchors, answers set_anchors
+    step = [ClaimInput(text="Alpha is huge.", source="thought")]
+    steps, answers = Scripted({s[0]: (0.4, 0.0)}), Scripted({s[0]: (0.4, 0.0)})
+    selector(steps, set_top=4, step_anchors=1).select(step, p)
+    selector(answers, set_top=4, step_anchors=1).select(claims, p)
+    assert (steps.calls, answers.calls) == (4 + 3, 4 + 6)
 
 
 @pytest.mark.parametrize(("text", "heading"), [

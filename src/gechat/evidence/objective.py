@@ -40,7 +40,8 @@ class ObjectiveSelector:
     def __init__(self, scorer: EntailmentScorer, embedder: Embedder | None, *, alpha: float,
                  beta: float, len_norm: str, len_ref_words: int, max_candidates: int,
                  set_top: int, supported: float, contradicted: float, set_max: int = 3,
-                 set_gain: float | None = None, set_anchors: int | None = None, beam: int = 3,
+                 set_gain: float | None = None, set_anchors: int | None = None,
+                 step_anchors: int | None = None, beam: int = 3,
                  set_contribution: bool = False, contra_overlap: bool = False,
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
                  kin: bool = False, chain: bool = False, bridge: bool = False,
@@ -51,6 +52,7 @@ class ObjectiveSelector:
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
         self.max_candidates, self.set_top, self.set_max = max_candidates, set_top, set_max
         self.set_gain, self.set_anchors, self.beam = set_gain, set_anchors, beam
+        self.step_anchors = step_anchors
         self.supported, self.contradicted = supported, contradicted
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
@@ -247,9 +249,10 @@ class ObjectiveSelector:
                   qv: npt.NDArray[np.float32] | None) -> list[Evidence] | None:
         """Beam search over sets of 2..set_max sentences (adjacent neighbours included) drawn
         from the strongest candidates; the set with the highest F among those that pass the
-        threshold wins. The first level pairs each of the ``set_anchors`` strongest with the
-        others of the ``set_top`` (a two-hop claim's sets hold at least one strong hop), so it
-        scores about anchors * set_top pairs; deeper levels beam * 2 * set_top each."""
+        threshold wins. The first level pairs each of the ``set_anchors`` strongest
+        (``step_anchors`` for a reasoning step; None: all of them) with the others of the
+        ``set_top``, so it scores about anchors * set_top pairs; deeper levels beam * 2 *
+        set_top each."""
         by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
         by_id = {s.id: s for s in pool.sentences}
         top = [cands[int(i)].id for i in np.argsort(-self._relevance(cands, probs, pool, qv))[: self.set_top]]
@@ -269,7 +272,8 @@ class ObjectiveSelector:
                 texts_of[ids] = self._set_text(ordered(ids), pool)
             return texts_of[ids]
 
-        anchors = top[: self.set_anchors] if self.set_anchors is not None else top
+        n_anchors = self.step_anchors if claim.source == "thought" else self.set_anchors
+        anchors = top[:n_anchors] if n_anchors is not None else top
         claim_keys = content_keys(claim.text)
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
         level |= {frozenset((a, n)) for a in anchors for n in near(a)}
