@@ -220,8 +220,8 @@ class ObjectiveSelector:
         if pair is None:
             return found
         mended = self._one_passage(claim, pair, pool)
-        text = " ".join(e.text for e in mended)
-        return mended if mended[0].p_entail >= self.supported and self._covers(claim, text) else found
+        passes = mended[0].p_entail >= self.supported and self._covers(claim, self._set_text(pair, pool))
+        return mended if passes else found
 
     def _decided(self, claim: ClaimInput, pool: EvidencePool, path: list[Sentence], right: bool,
                  note: str) -> Claim:
