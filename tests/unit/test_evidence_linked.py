@@ -8,7 +8,7 @@ import pytest
 from gechat.eval.bench import answer_claim
 from gechat.evidence import bridge
 from gechat.evidence.bridge import subjects
-from gechat.evidence.objective import linked
+from gechat.evidence.objective import link_share
 from gechat.lexical import content_keys
 from tests.unit.test_evidence_compare import docs_pool
 from tests.unit.test_evidence_objective import Scripted, selector, sents_of
@@ -21,25 +21,30 @@ DOCS = [
 Q = "The arena where the Lewiston Maineiacs played can seat how many people?"
 
 
-@pytest.mark.parametrize(("name", "text", "named"), [
-    ("Alexander Ferguson", "Alex Ferguson sold three players.", True),  # a surname names a person
-    ("Kasper Hvidt", "the father of Kasper Schmeichel", False),  # a first name alone does not
-    ("Starfaring", "Starfaring is a game.", True),  # a name of one word, by that word
-    ("The Colisee Arena", "the arena seats 3,677", True),  # "The" is no word of the name
-    ("2006–07 QMJHL season", "The team played at the arena.", False),
+@pytest.mark.parametrize(("name", "text", "share"), [
+    ("Brown County, Kansas", "a protected area in Brown County, Kansas", 1.0),
+    ("Brown County, Kansas", "in northern Shawnee County, Kansas", 2 / 3),  # named in part
+    ("Kasper Hvidt", "the father of Kasper Schmeichel", 0.5),
+    ("Starfaring", "Starfaring is a game.", 1.0),  # a name of one word, by that word
+    ("The Colisee Arena", "the arena seats 3,677", 0.5),  # "The" is no word of the name
+    ("2006–07 QMJHL season", "The team played at the arena.", 0.0),
+    ("", "The team played at the arena.", 1.0),  # about no name: nothing to name
 ])
-def test_named_in(name: str, text: str, named: bool) -> None:
-    assert bridge.named_in(name, content_keys(text)) is named
+def test_name_share(name: str, text: str, share: float) -> None:
+    assert bridge.name_share(name, content_keys(text)) == pytest.approx(share)
 
 
-def test_linked_needs_every_paragraph_named_by_the_claim_or_another_sentence() -> None:
-    about = {"The team played at the Colisee.": "Lewiston Maineiacs", "It seats 3,677.": "Colisee Arena",
-             "Eighteen teams played 70 games.": "QMJHL season", "He voted.": ""}
+def test_link_share_is_the_least_named_paragraph() -> None:
+    about = {"The team played at the Colisee Arena.": "Lewiston Maineiacs", "It seats 3,677.": "Colisee Arena",
+             "Eighteen teams played 70 games.": "QMJHL season", "He voted.": "",
+             "The Maineiacs played in Lewiston.": "Lewiston Hall"}
     keys = content_keys(Q)
-    hop, seats, games, unnamed = sents_of(*about)
-    assert linked(keys, [hop, seats], lambda s: about[s.text])  # the claim names one, the hop the other
-    assert not linked(keys, [seats, games], lambda s: about[s.text])  # nothing names the season
-    assert linked(keys, [hop, unnamed], lambda s: about[s.text])  # a paragraph about no name is no hop away
+    hop, seats, games, unnamed, hall = sents_of(*about)
+    share = lambda *sents: link_share(keys, list(sents), lambda s: about[s.text])  # noqa: E731
+    assert share(hop, seats) == 1.0  # the claim names one, the hop the other
+    assert share(seats, games) == 0.0  # nothing names the season
+    assert share(hop, unnamed) == 1.0  # a paragraph about no name is no hop away
+    assert share(hall, seats) == 0.5  # "Lewiston" names half of Lewiston Hall, "arena" half of the Colisee Arena
 
 
 def chosen(linked_set: float, *, on: bool) -> list[str]:

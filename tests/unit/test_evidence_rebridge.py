@@ -70,3 +70,11 @@ def test_a_comparison_is_not_mended() -> None:
     table = {f"{ARENA} {GAMES}": (0.9, 0.01), f"{ARENA} {HOME}": (0.7, 0.01)}
     (c,) = selector(Scripted(table), rebridge=True, set_top=10).select([claim(q, "5,000")], docs_pool(DOCS))
     assert [e.text for e in c.evidence] == [ARENA, GAMES]
+
+
+def test_a_paragraph_named_in_part_is_not_linked() -> None:
+    # "an arena" names half of the Harbour Arena: a pair that only looks linked is mended
+    games = "Twelve teams played 60 home games each in an arena."
+    pool = docs_pool([DOCS[0], DOCS[1], f"The 2006 hockey season had twelve teams. {games}"])
+    arena, home, partner = (sentence(pool, t) for t in (ARENA, HOME, games))
+    assert bridge.repaired(pool, Q, "5,000", [arena, partner]) == [arena, home]

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.chain import LOWER_OK, capital_run
 from gechat.evidence.compare import mentions
-from gechat.lexical import STOPWORDS, content_keys, words
+from gechat.lexical import STOPWORDS, content_keys
 from gechat.types import Sentence
 
 _LOWER_OK = LOWER_OK | {"&"}  # "Tom & Jerry"
@@ -47,12 +47,12 @@ def opening_name(first: str) -> str:
     return name if content_keys(name) else ""
 
 
-def named_in(name: str, keys: frozenset[str]) -> bool:
-    """Whether text whose content keys are ``keys`` names ``name``: by a word of it after the
-    first (a surname, the rest of a title: "Ferguson" names "Alexander Ferguson", "Kasper" alone
-    does not name "Kasper Hvidt"), or by its one word."""
-    ws = [w for w in words(name) if w not in STOPWORDS]
-    return bool(content_keys(" ".join(ws[1:] or ws)) & keys)
+def name_share(name: str, keys: frozenset[str]) -> float:
+    """The share of ``name``'s words that text whose content keys are ``keys`` holds: 1.0 for
+    "Brown County, Kansas" in "a protected area in Brown County, Kansas", 2/3 in "in Shawnee
+    County, Kansas"; 1.0 for a name without content words (nothing to name)."""
+    name_keys = content_keys(name)
+    return len(name_keys & keys) / len(name_keys) if name_keys else 1.0
 
 
 def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentence | None:
@@ -85,8 +85,8 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
 
 
 def repaired(pool: EvidencePool, question: str, answer: str, pair: list[Sentence]) -> list[Sentence] | None:
-    """A two-paragraph set with its hop mended: when neither sentence names what the other's
-    paragraph is about, the sentence holding the answer is kept and its partner becomes the
+    """A two-paragraph set with its hop mended: when neither sentence names in full what the
+    other's paragraph is about, the sentence holding the answer is kept and its partner becomes the
     sentence tying that paragraph to the question (:func:`find`), from another paragraph
     than the partner's; None when the pair is linked or no such sentence is found.
 
@@ -98,10 +98,10 @@ def repaired(pool: EvidencePool, question: str, answer: str, pair: list[Sentence
     if len(pair) != 2 or pair[0].doc_id == pair[1].doc_id:
         return None
     about = subjects(pool)
-    for s, t in (pair, pair[::-1]):
-        name = about(t)
-        if name and named_in(name, content_keys(s.text)):
-            return None
+    # linked: one sentence names the other's paragraph in full ("Remote" alone does not name
+    # Apple Remote Desktop)
+    if any(name_share(about(t), content_keys(s.text)) == 1.0 for s, t in (pair, pair[::-1])):
+        return None
     keys = content_keys(answer)
     holding = [s for s in pair if keys and keys <= content_keys(s.text)]
     if len(holding) != 1:

@@ -301,10 +301,10 @@ class ObjectiveSelector:
         if not passing:
             return None
         if self.linked:
-            # a set whose documents the claim or the set itself names beats any set with a
-            # higher F that holds a document about someone else
+            # a set whose documents the claim or the set itself names more fully beats any set
+            # with a higher F that holds a document about someone else
             about = bridge.subjects(pool)
-            _, chosen = max(passing, key=lambda t: (linked(claim_keys, ordered(t[1]), about), t[0]))
+            _, chosen = max(passing, key=lambda t: (link_share(claim_keys, ordered(t[1]), about), t[0]))
         else:
             _, chosen = max(passing, key=lambda t: t[0])
         p_set, f_set = scored[chosen]
@@ -340,19 +340,18 @@ class ObjectiveSelector:
         return " ".join(pool.span_text(r[0], r[-1]) if len(r) > 1 else r[0].text for r in self._runs(sents))
 
 
-def linked(claim_keys: frozenset[str], sents: list[Sentence], about: Callable[[Sentence], str]) -> bool:
-    """Every sentence of a set stands in a document (``about``) about something the claim or
-    another sentence of the set names (or about no name): a multi-hop fact is told in texts that
-    name each other ("The team played at the Colisée." + "The Colisée seats 3,677."), while a
-    sentence of a paragraph about someone else ("Kasper Hvidt is a Danish goalkeeper" for Kasper
-    Schmeichel's father) only looks like a hop."""
+def link_share(claim_keys: frozenset[str], sents: list[Sentence], about: Callable[[Sentence], str]) -> float:
+    """How well a set's documents are named: for each sentence whose document (``about``) is
+    about a name, the share of the name's words that the claim or another sentence of the set
+    holds; the least of these (1.0 when every document is about no name). A multi-hop fact is
+    told in texts that name each other ("The team played at the Colisée." + "The Colisée
+    seats 3,677."), while a sentence of a paragraph about someone else only looks like a hop,
+    and it is most often named in part: "Kasper Hvidt" by "Kasper", "Shawnee State Fishing
+    Lake" by a question about Brown State Fishing Lake (3 of 4 words), where the paragraph the
+    question means is named whole."""
     keys = [content_keys(s.text) for s in sents]
-    for i, s in enumerate(sents):
-        name = about(s)
-        near = claim_keys.union(*(k for j, k in enumerate(keys) if j != i))
-        if name and not bridge.named_in(name, near):
-            return False
-    return True
+    return min((bridge.name_share(about(s), claim_keys.union(*(k for j, k in enumerate(keys) if j != i)))
+                for i, s in enumerate(sents)), default=1.0)
 
 
 def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
