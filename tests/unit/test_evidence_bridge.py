@@ -68,3 +68,13 @@ def test_nothing_is_added_when_not_needed() -> None:
     cello = DOCS[1].split(". ")[1]
     (c,) = selector(Scripted({cello: (0.9, 0.01)}), bridge=True).select([step], docs_pool(DOCS))
     assert [e.text for e in c.evidence] == [cello]
+
+
+def test_a_person_is_found_by_first_and_last_name() -> None:
+    # her paragraph writes "Mara Elin Lind", the opera's "Mara Lind"
+    docs = ["Red Harbour is a 1931 opera by Mara Lind. It premiered in Gothenburg.",
+            "Mara Elin Lind (1890 – 1960) was a Swedish composer. She played the cello in the city orchestra."]
+    pool = docs_pool(docs)
+    cello = next(s for s in pool.sentences if s.text.startswith("She played"))
+    tie = bridge.find(pool, Q, [cello])
+    assert tie is not None and tie.text == "Red Harbour is a 1931 opera by Mara Lind."

@@ -65,7 +65,10 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
     if not name or content_keys(name) <= q_keys:
         return None
     chunk = evidence[0].chunk_id
-    variants = [name, *([" ".join(name.split()[:2])] if len(name.split()) > 2 else [])]
+    # other paragraphs shorten a name: "Henry John Kaiser" is "Henry J. Kaiser" or "Henry Kaiser"
+    parts = name.split()
+    variants = [name, *([" ".join(parts[:2])] if len(parts) > 2 else []),
+                *([f"{parts[0]} {parts[-1]}"] if len(parts) > 2 and parts[0].lower() not in STOPWORDS else [])]
     best: tuple[tuple[int, int], Sentence] | None = None
     for n in variants:
         for t in mentions(pool, n):
