@@ -71,6 +71,18 @@ def test_an_unlinked_set_still_wins_when_no_linked_one_passes() -> None:
     assert chosen(0.45, on=True) == [seats, games]
 
 
+def test_a_set_named_in_full_wins_over_one_named_in_part() -> None:
+    # the fan club's paragraph is named in part by the claim ("Lewiston Maineiacs" of the Lewiston
+    # Maineiacs Booster Club): a yes/no "named" let its higher F win
+    docs = [*DOCS[:2], "The Lewiston Maineiacs Booster Club is a fan club. Its hall has 3,677 seats."]
+    pool = docs_pool(docs)
+    hop, seats, club = (pool.sentences[i].text for i in (1, 3, 5))
+    scorer = Scripted({hop: (0.3, 0.0), seats: (0.4, 0.0), club: (0.4, 0.0),
+                       f"{hop} {seats}": (0.8, 0.0), f"{hop} {club}": (0.95, 0.0)})
+    (c,) = selector(scorer, linked=True).select([answer_claim(Q, "3,677 seats")], pool)
+    assert [e.text for e in c.evidence] == [hop, seats]
+
+
 def test_a_document_is_about_the_name_its_opening_chunk_opens_with() -> None:
     pool = docs_pool(["Kasper Hvidt is a Danish goalkeeper.", "He played 70 games.",
                       "The report covers 2022. Revenue rose."])
