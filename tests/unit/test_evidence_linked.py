@@ -10,6 +10,7 @@ from gechat.evidence import bridge
 from gechat.evidence.bridge import subjects
 from gechat.evidence.objective import link_share
 from gechat.lexical import content_keys
+from gechat.types import Sentence
 from tests.unit.test_evidence_compare import docs_pool
 from tests.unit.test_evidence_objective import Scripted, selector, sents_of
 
@@ -40,7 +41,10 @@ def test_link_share_is_the_least_named_paragraph() -> None:
              "The Maineiacs played in Lewiston.": "Lewiston Hall"}
     keys = content_keys(Q)
     hop, seats, games, unnamed, hall = sents_of(*about)
-    share = lambda *sents: link_share(keys, list(sents), lambda s: about[s.text])  # noqa: E731
+
+    def share(*sents: Sentence) -> float:
+        return link_share(keys, list(sents), lambda s: about[s.text])
+
     assert share(hop, seats) == 1.0  # the claim names one, the hop the other
     assert share(seats, games) == 0.0  # nothing names the season
     assert share(hop, unnamed) == 1.0  # a paragraph about no name is no hop away
