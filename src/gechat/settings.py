@@ -135,9 +135,9 @@ class Settings(BaseSettings):
     # a supported answer to a question comparing two named options, whose evidence mentions only
     # one, gets the other option's sentence (gechat.evidence.options)
     evidence_options: bool = True
-    # a sentence set whose sentences' documents are each about something the claim or another
-    # sentence of the set names wins over sets with a higher F that are not
-    # (gechat.evidence.objective.linked)
+    # sentence sets that pass are ranked by how fully the claim and the set's other sentences
+    # name each sentence's document, F only between sets named alike
+    # (gechat.evidence.objective.link_share)
     evidence_linked: bool = True
     # a yes or no to "are A and B both X?" decided by each option's own sentence read against
     # "A is X" and "B is X" (gechat.evidence.both)

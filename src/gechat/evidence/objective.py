@@ -248,11 +248,11 @@ class ObjectiveSelector:
     def _best_set(self, claim: ClaimInput, cands: list[Sentence], probs: Probs, pool: EvidencePool,
                   qv: npt.NDArray[np.float32] | None) -> list[Evidence] | None:
         """Beam search over sets of 2..set_max sentences (adjacent neighbours included) drawn
-        from the strongest candidates; the set with the highest F among those that pass the
-        threshold wins. The first level pairs each of the ``set_anchors`` strongest
-        (``step_anchors`` for a reasoning step; None: all of them) with the others of the
-        ``set_top``, so it scores about anchors * set_top pairs; deeper levels beam * 2 *
-        set_top each."""
+        from the strongest candidates; among the sets that pass the threshold, the most fully
+        named (:func:`link_share`, with ``linked``) and then the highest F wins. The first
+        level pairs each of the ``set_anchors`` strongest (``step_anchors`` for a reasoning
+        step; None: all of them) with the others of the ``set_top``, so it scores about
+        anchors * set_top pairs; deeper levels beam * 2 * set_top each."""
         by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
         by_id = {s.id: s for s in pool.sentences}
         top = [cands[int(i)].id for i in np.argsort(-self._relevance(cands, probs, pool, qv))[: self.set_top]]
