@@ -163,3 +163,40 @@ def test_the_document_about_the_option_is_read_before_one_that_lists_it() -> Non
     p = docs_pool([DOCS[0], lists])
     r = both.read(p, "Tool", "Kings of Leon", "from the United States", False, ByClaim(table))
     assert r is not None and r.entailing.text == lists
+
+
+def test_the_option_named_in_full_is_read_before_a_longer_name_holding_it() -> None:
+    # the composer's page names him in full; the theatre's name holds his
+    composer = "Giuseppe Fortunino Francesco Verdi (1813 – 1901) was an Italian opera composer."
+    theatre = "Teatro Giuseppe Verdi is a small opera house in Busseto."
+    p = docs_pool([composer, theatre, DOCS[0]])
+    table = {(composer, "Giuseppe Verdi is an opera composer"): (0.9, 0.02),
+             (theatre, "Giuseppe Verdi is an opera composer"): (0.92, 0.02)}
+    r = both.read(p, "Giuseppe Verdi", "Kings of Leon", "opera composers", False, ByClaim(table))
+    assert r is not None and r.entailing.text == composer
+    # with no page of his own, the theatre's sentence is all there is
+    r = both.read(docs_pool([theatre, DOCS[0]]), "Giuseppe Verdi", "Kings of Leon", "opera composers", False,
+                  ByClaim(table))
+    assert r is not None and r.entailing.text == theatre
+
+
+def test_of_the_sentences_that_say_it_the_options_own_is_shown() -> None:
+    genus = "Silene is a genus of flowering plants."
+    species = "Silene menziesii is a species of flowering plant."
+    sex = '"Silene" are a flowering plant that evolved separate sexes.'
+    p = docs_pool([species, genus, sex, DOCS[0]])
+    hyp = "Silene is a type of plant"
+    table = {(genus, hyp): (0.8, 0.02), (species, hyp): (0.95, 0.02), (sex, hyp): (0.9, 0.02)}
+    r = both.read(p, "Silene", "Kings of Leon", "types of plant", False, ByClaim(table))
+    # the species' page is not about the genus; of the genus' two pages, the most entailing
+    assert r is not None and r.entailing.text == sex and r.p_entail == pytest.approx(0.9)
+    # a sentence whose subject is the option wins over a more entailing one whose subject is not
+    about = "The genus Silene holds flowering plants."
+    table[(about, hyp)] = (0.97, 0.02)
+    p = docs_pool([genus + " " + about, DOCS[0]])
+    r = both.read(p, "Silene", "Kings of Leon", "types of plant", False, ByClaim(table))
+    assert r is not None and r.entailing.text == genus
+    # unless it does not say it
+    table[(genus, hyp)] = (0.3, 0.02)
+    r = both.read(p, "Silene", "Kings of Leon", "types of plant", False, ByClaim(table))
+    assert r is not None and r.entailing.text == about

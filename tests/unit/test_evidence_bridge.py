@@ -32,6 +32,12 @@ def claim(answer: str) -> ClaimInput:
     ("In 1931 she wrote an opera.", ""),
     ("The opera was a success.", ""),
     ("she wrote an opera.", ""),
+    # a species is named by its genus and a lower-case word
+    ("Silene menziesii is a species of flowering plant.", "Silene menziesii"),
+    ("Silene latifolia (formerly Melandrium album) is a flowering plant.", "Silene latifolia"),
+    ("Silene tomentosa, the Gibraltar campion, is very rare.", "Silene tomentosa"),
+    ("Silene is a genus.", "Silene"),
+    ("Silene grows in a dry place.", "Silene"),
 ])
 def test_leading_name(sentence: str, name: str) -> None:
     assert bridge.leading_name(sentence) == name
@@ -78,3 +84,47 @@ def test_a_person_is_found_by_first_and_last_name() -> None:
     cello = next(s for s in pool.sentences if s.text.startswith("She played"))
     tie = bridge.find(pool, Q, [cello])
     assert tie is not None and tie.text == "Red Harbour is a 1931 opera by Mara Lind."
+
+
+@pytest.mark.parametrize(("name", "option", "same"), [
+    ("Giuseppe Verdi", "Giuseppe Verdi", True),
+    ("The Manchester Terrier", "the Manchester Terrier", True),
+    ("Giuseppe Fortunino Francesco Verdi", "Giuseppe Verdi", True),
+    ("Teatro Giuseppe Verdi", "Giuseppe Verdi", False),
+    ("Silene menziesii", "Silene", False),
+    ("", "Silene", False),
+])
+def test_same_name(name: str, option: str, same: bool) -> None:
+    assert bridge.same_name(name, option) is same
+
+
+def test_the_hop_the_other_way() -> None:
+    # the evidence names the man the question only describes: his page's sentence that says
+    # what the question says of him is added
+    docs = ["The Peace Summit was initiated by Mikhail Gorbachev in the 1990s as a forum for laureates.",
+            "Mikhail Sergeyevich Gorbachev (born 1931) is a former Soviet statesman.",
+            "Boris Yeltsin (1931 – 2007) was a Russian statesman."]
+    q = "What type of forum did a former Soviet statesman initiate?"
+    pool = docs_pool(docs)
+    forum = pool.sentences[0]
+    tie = bridge.find(pool, q, [forum])
+    assert tie is not None and tie.text == docs[1]
+    # a name the question holds is no missing hop
+    assert bridge.find(pool, "What forum did Mikhail Gorbachev, a former Soviet statesman, initiate?",
+                       [forum]) is None
+    # nor is a page sharing fewer than two words with the question
+    assert bridge.find(docs_pool([docs[0], "Mikhail Gorbachev (born 1931) has a daughter."]), q, [forum]) is None
+
+
+def test_a_person_is_found_by_last_name() -> None:
+    docs = ["Richard Milhous Nixon (January 9, 1913 – April 22, 1994) was president from 1969 until 1974.",
+            "Roger Egeberg was Assistant Secretary for Health during the Nixon administration.",
+            "Nixon Peabody is a law firm for Health and Secretary matters."]
+    q = "Roger O. Egeberg was Assistant Secretary for Health during the administration of what president?"
+    pool = docs_pool(docs)
+    tie = bridge.find(pool, q, [pool.sentences[0]])
+    assert tie is not None and tie.text == docs[1]
+    # a page that opens with no dates is not taken for a person's
+    firm = ["Richard Milhous Nixon is a law firm founded in 1969.", docs[1]]
+    pool = docs_pool(firm)
+    assert bridge.find(pool, q, [pool.sentences[0]]) is None

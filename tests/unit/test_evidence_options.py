@@ -28,6 +28,7 @@ def claim(question: str, answer: str) -> ClaimInput:
     ("Were Ola Berg and Karl Lund both composers?", ("Ola Berg", "Karl Lund")),
     ("Was Ola Berg or Karl Lund born first?", ("Ola Berg", "Karl Lund")),
     ("Which came first, Red Harbour (Film) or Blue Bay?", ("Red Harbour", "Blue Bay")),
+    ("Which band, Letters to Cleo or Screaming Trees, had more members?", ("Letters to Cleo", "Screaming Trees")),
     ("Where was Ola Berg born?", None),
     ("Which is older, Ola Berg or Ola Berg?", None),
 ])
@@ -59,3 +60,18 @@ def test_nothing_is_added_when_both_or_neither_are_there() -> None:
     (c,) = selector(Scripted({norwegian: (0.9, 0.01)}), options=True).select([claim(q, "Norway")],
                                                                              docs_pool(DOCS))
     assert [e.text for e in c.evidence] == [norwegian]
+
+
+def test_the_other_options_own_page_is_preferred() -> None:
+    # a page about a toy dog names the terrier with more of the evidence's words than the
+    # terrier's own page does
+    docs = ["The Scotch Collie is a landrace breed of dog from Scotland. Other ancestors include the Gordon Setters.",
+            "The Russian Toy is a small breed of dog from Russia, unlike the Manchester Terrier.",
+            "The Manchester Terrier is a smooth-haired terrier."]
+    q = "Which dog's ancestors include Gordon Setters: the Manchester Terrier or the Scotch Collie?"
+    pool = docs_pool(docs)
+    collie = next(s for s in pool.sentences if s.text.startswith("The Scotch Collie"))
+    found = options.find(pool, q, [collie])
+    assert found is not None and found.text == docs[2]
+    found = options.find(docs_pool(docs[:2]), q, [collie])
+    assert found is not None and found.text == docs[1]

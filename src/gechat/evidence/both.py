@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gechat.evidence.base import ClaimInput, EvidencePool
-from gechat.evidence.bridge import subjects
+from gechat.evidence.bridge import docs_named, leading_name, same_name, subjects
 from gechat.evidence.compare import following, mentions, normal
 from gechat.evidence.same import nationalities
 from gechat.lexical import content_keys, words
@@ -158,29 +158,38 @@ def find(pool: EvidencePool, q: BothQuestion) -> tuple[str, str, str] | None:
 
 
 def candidates(pool: EvidencePool, option: str, other: str) -> list[Sentence]:
-    """The sentences that may say what the option is: those naming it, and the two after the
-    first two of them (what a paragraph tells of its subject often follows its first line);
-    none that names the other option, which would tell of that one. When a document is about
-    the option (it opens with its name), only that document's: another that lists it ("...
-    with acts including Sum 41, Local H and Veruca Salt") tells of something else."""
+    """The sentences that may say what the option is: those naming it, the two after the
+    first two of them (what a paragraph tells of its subject often follows its first line)
+    and the opening line of each document about it by name (which may name it in full:
+    "Giuseppe Fortunino Francesco Verdi ... was an Italian opera composer"); none that names
+    the other option, which would tell of that one. When a document is about the option, only
+    that document's: another that lists it ("... with acts including Sum 41, Local H and
+    Veruca Salt") tells of something else."""
     named = mentions(pool, option)[:8]
     later = [nxt for _, nxt in following(pool, named[:2], 2)]
+    exact, loose = _about(pool, option)
+    openings = [min((s for s in pool.sentences if s.doc_id == d), key=lambda s: s.start) for d in sorted(exact)]
     theirs = {s.id for s in mentions(pool, other)}
-    found = [s for s in {s.id: s for s in [*named, *later]}.values() if s.id not in theirs]
-    own = _about(pool, option)
+    found = [s for s in {s.id: s for s in [*named, *later, *openings]}.values() if s.id not in theirs]
+    own = exact or loose
     return [s for s in found if s.doc_id in own] or found
 
 
-def _about(pool: EvidencePool, option: str) -> set[int]:
-    """The documents about the option: their opening sentence opens with its name, or with a
-    shorter form of it ("Fuling" for "Fuling District") (gechat.evidence.bridge.subjects)."""
-    keys, about = content_keys(option), subjects(pool)
-    out = set()
+def _about(pool: EvidencePool, option: str) -> tuple[set[int], set[int]]:
+    """The documents about the option: those whose opening sentence opens with its name
+    (gechat.evidence.bridge.subjects), or with it in full ("Giuseppe Fortunino Francesco
+    Verdi" for Giuseppe Verdi); and those opening with a shorter or longer form of it
+    ("Fuling" for "Fuling District"), which count only when no document has the name itself:
+    a longer one may name something else (the Teatro Giuseppe Verdi, the species Silene
+    menziesii of the genus Silene)."""
+    about = subjects(pool)
+    keys = content_keys(option)
+    loose = set()
     for s in pool.sentences:
         name = content_keys(about(s))
         if name and (name <= keys or keys <= name):
-            out.add(s.doc_id)
-    return out
+            loose.add(s.doc_id)
+    return docs_named(pool, option), loose
 
 
 @dataclass(frozen=True)
@@ -204,9 +213,12 @@ def read_claim(pool: EvidencePool, option: str, other: str, text: str, scorer: E
     sents = candidates(pool, option, other)
     if not sents:
         return None
-    probs = np.asarray(scorer.score([s.text for s in sents], text), dtype=np.float32)
-    e = int(np.argmax(probs[:, ENTAILMENT]))
-    return Reading(text, sents[e], float(probs[e, ENTAILMENT]))
+    p = np.asarray(scorer.score([s.text for s in sents], text), dtype=np.float32)[:, ENTAILMENT]
+    # of the sentences that say it, one whose subject is the option itself ("Silene is a genus
+    # of flowering plants" before "Silene menziesii is a species of flowering plant")
+    e = max(range(len(sents)), key=lambda k: (bool(p[k] >= SAID and same_name(leading_name(sents[k].text), option)),
+                                              float(p[k])))
+    return Reading(text, sents[e], float(p[e]))
 
 
 # P(entailment) of each option's claim at which it counts as said: more likely than not

@@ -19,20 +19,34 @@ from collections.abc import Callable
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.chain import LOWER_OK, capital_run
 from gechat.evidence.compare import mentions
-from gechat.lexical import STOPWORDS, content_keys
+from gechat.lexical import STOPWORDS, content_keys, words
 from gechat.types import Sentence
 
 _LOWER_OK = LOWER_OK | {"&"}  # "Tom & Jerry"
+_COPULAS = frozenset(["is", "was", "are", "were"])
 
 
 def leading_name(text: str) -> str:
     """The capitalised run a sentence opens with ("Kiss and Run is a 1945 film" -> "Kiss and
     Run"; "Mara Lind (1890 – 1960) was" -> "Mara Lind"); "" when it opens otherwise."""
     tokens = re.sub(r"\s*\(.*", "", text.strip()).replace('"', " ").replace("“", " ").replace("”", " ").split()
-    name = " ".join(capital_run(tokens, _LOWER_OK, comma_ends=True)).strip(" ,;:")
+    run = capital_run(tokens, _LOWER_OK, comma_ends=True)
+    name = " ".join(run + _lower_tail(tokens, len(run))).strip(" ,;:")
     first = name.split()[0].lower() if name else ""
     # "In 1931 she ...", "He ...", "The ..." alone: the sentence opens with no name
     return "" if (first in STOPWORDS and first != "the") or name.lower() == "the" else name
+
+
+def _lower_tail(tokens: list[str], n: int) -> list[str]:
+    """The lower-case word that ends a name, when the sentence goes straight on to say what
+    the name is: "Silene menziesii is a species" (a species is not its genus, Silene), "Silene
+    latifolia (formerly ...", "Silene tomentosa, the Gibraltar campion, is"."""
+    if not 0 < n < len(tokens) or tokens[n - 1].endswith(",") or not content_keys(" ".join(tokens[:n])):
+        return []  # "The opera was ..." opens with no name
+    word = tokens[n].rstrip(",")
+    after = tokens[n + 1].lower() if n + 1 < len(tokens) else ""
+    said = tokens[n].endswith(",") or after in _COPULAS or n + 1 == len(tokens)
+    return [tokens[n]] if said and word.isalpha() and word.islower() and word not in STOPWORDS else []
 
 
 def subject(pool: EvidencePool, s: Sentence) -> str:
@@ -65,12 +79,12 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
     if not name or content_keys(name) <= q_keys:
         return None
     chunk = evidence[0].chunk_id
-    # other paragraphs shorten a name: "Henry John Kaiser" is "Henry J. Kaiser" or "Henry Kaiser"
-    parts = name.split()
-    variants = [name, *([" ".join(parts[:2])] if len(parts) > 2 else []),
-                *([f"{parts[0]} {parts[-1]}"] if len(parts) > 2 and parts[0].lower() not in STOPWORDS else [])]
+    first = min((x for x in pool.sentences if x.chunk_id == chunk), key=lambda x: x.ord)
+    # a person's page opens "Richard Milhous Nixon (January 9, 1913 – ...)": others may name
+    # him by his last name alone ("during the Nixon administration")
+    person = re.match(rf"{re.escape(name)},?\s*\([^)]*\b(?:1\d|20)\d\d\b", first.text) is not None
     best: tuple[tuple[int, int], Sentence] | None = None
-    for n in variants:
+    for n in _variants(name) + ([name.split()[-1]] if person and len(name.split()) > 1 else []):
         for t in mentions(pool, n):
             if t.chunk_id == chunk:
                 continue
@@ -84,7 +98,34 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
                 best = (key, t)
         if best is not None:
             return best[1]
-    return None
+    return _named_by(pool, q_keys, evidence[0])
+
+
+def _named_by(pool: EvidencePool, q_keys: frozenset[str], ev: Sentence) -> Sentence | None:
+    """The hop the other way: the evidence names someone ("initiated by Mikhail Gorbachev")
+    whom the question only describes ("a former Soviet statesman"); the sentence of that
+    person's own document sharing the most words with the question, at least two."""
+    about, text = subjects(pool), content_keys(ev.text)
+    names = {s.doc_id: about(s) for s in pool.sentences if s.doc_id != ev.doc_id}
+    # a name the question holds is no hop it leaves out; a name's first two words alone ("The
+    # Office" of the Office of Population Affairs) name nothing
+    hops = {d for d, name in names.items()
+            if name and not any(content_keys(v) <= q_keys for v in _variants(name, first_two=False))
+            and any(content_keys(v) <= text for v in _variants(name, first_two=False))}
+    best: tuple[int, Sentence] | None = None
+    for t in (s for s in pool.sentences if s.doc_id in hops):
+        shared = len((content_keys(t.text) - content_keys(names[t.doc_id])) & q_keys)
+        if shared >= 2 and (best is None or shared > best[0]):
+            best = (shared, t)
+    return None if best is None else best[1]
+
+
+def _variants(name: str, first_two: bool = True) -> list[str]:
+    """A name as other texts shorten it: "Henry John Kaiser" is "Henry J. Kaiser" or "Henry
+    Kaiser" (first two words, first and last)."""
+    parts = name.split()
+    return [name, *([" ".join(parts[:2])] if len(parts) > 2 and first_two else []),
+            *([f"{parts[0]} {parts[-1]}"] if len(parts) > 2 and parts[0].lower() not in STOPWORDS else [])]
 
 
 def repaired(pool: EvidencePool, question: str, answer: str, pair: list[Sentence]) -> list[Sentence] | None:
@@ -129,3 +170,21 @@ def subjects(pool: EvidencePool) -> Callable[[Sentence], str]:
             openings[x.doc_id] = x
     names = {doc: opening_name(x.text) for doc, x in openings.items()}
     return lambda s: names.get(s.doc_id, "")
+
+
+def same_name(name: str, option: str) -> bool:
+    """Whether ``name`` is the option's name: the same words, or the option's first and last
+    words around more ("Giuseppe Fortunino Francesco Verdi" for Giuseppe Verdi)."""
+    have, want = words(name), words(option)
+    if not want or not content_keys(name):
+        return False
+    if content_keys(name) == content_keys(option):
+        return True
+    return len(want) >= 2 and have[:1] == want[:1] and have[-1:] == want[-1:] and set(want) <= set(have)
+
+
+def docs_named(pool: EvidencePool, name: str) -> set[int]:
+    """The documents about ``name`` by name: their opening sentence opens with it, or with it in
+    full (:func:`same_name`), not with a longer name holding it ("Teatro Giuseppe Verdi")."""
+    about = subjects(pool)
+    return {s.doc_id for s in pool.sentences if same_name(about(s), name)}

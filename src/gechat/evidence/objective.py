@@ -234,7 +234,7 @@ class ObjectiveSelector:
         """``sents`` (duplicates dropped, in document order) as evidence scored together: one
         span per run of consecutive sentences, each with the passage's joint score."""
         chosen = sorted({s.id: s for s in sents}.values(), key=lambda s: (s.doc_id, s.start))
-        text = self._set_text(chosen, pool)
+        text = self._set_text(chosen, pool, bridge.subjects(pool))
         p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
         f = float(self.objective(p[None, ENTAILMENT], [text])[0])
         return [pool.evidence(run, p, f, self.name) for run in self._runs(chosen)]
@@ -265,12 +265,14 @@ class ObjectiveSelector:
         def ordered(ids: frozenset[int]) -> list[Sentence]:
             return sorted((by_id[i] for i in ids), key=lambda s: (s.doc_id, s.start))
 
-        texts_of: dict[frozenset[int], str] = {}  # a set's text is read for coverage, scoring and passing
+        texts_of: dict[frozenset[int], str] = {}  # a set's text is read for coverage and passing
 
         def text(ids: frozenset[int]) -> str:
             if ids not in texts_of:
                 texts_of[ids] = self._set_text(ordered(ids), pool)
             return texts_of[ids]
+
+        about = bridge.subjects(pool)
 
         n_anchors = self.step_anchors if claim.source == "thought" else self.set_anchors
         anchors = top[:n_anchors] if n_anchors is not None else top
@@ -287,7 +289,7 @@ class ObjectiveSelector:
                      and (size < self.set_max or self._covers(claim, text(c)))]
             if not fresh:
                 break
-            texts = [text(c) for c in fresh]
+            texts = [self._set_text(ordered(c), pool, about) for c in fresh]
             p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
             f = self.objective(p[:, ENTAILMENT], texts)
             scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
@@ -303,7 +305,6 @@ class ObjectiveSelector:
         if self.linked:
             # a set whose documents the claim or the set itself names more fully beats any set
             # with a higher F that holds a document about someone else
-            about = bridge.subjects(pool)
             _, chosen = max(passing, key=lambda t: (link_share(claim_keys, ordered(t[1]), about), t[0]))
         else:
             _, chosen = max(passing, key=lambda t: t[0])
@@ -336,8 +337,21 @@ class ObjectiveSelector:
                 runs.append([s])
         return runs
 
-    def _set_text(self, sents: list[Sentence], pool: EvidencePool) -> str:
-        return " ".join(pool.span_text(r[0], r[-1]) if len(r) > 1 else r[0].text for r in self._runs(sents))
+    def _set_text(self, sents: list[Sentence], pool: EvidencePool,
+                  about: Callable[[Sentence], str] | None = None) -> str:
+        """The set's text, verbatim; with ``about`` (gechat.evidence.bridge.subjects), as the
+        model reads it: a run that opens with a pronoun ("He was working as a software engineer
+        at Tata Consultancy Services.") has its document's name before it in parentheses, since
+        lifted out of its paragraph it says nothing about Sachin Warrier. The reader is shown
+        the sentences verbatim; the names and numbers a claim needs are looked for in them alone."""
+        parts = []
+        for run in self._runs(sents):
+            text = pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
+            name = about(run[0]) if about is not None else ""
+            if name and opens_unnamed(text) and not content_keys(name) <= content_keys(text):
+                text = f"({name}) {text}"
+            parts.append(text)
+        return " ".join(parts)
 
 
 def link_share(claim_keys: frozenset[str], sents: list[Sentence], about: Callable[[Sentence], str]) -> float:
@@ -360,3 +374,15 @@ def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
     cross-encoder happened to like, and the reader would be shown text that proves nothing."""
     covers = [claim_keys & content_keys(s.text) for s in sents]
     return all(c - frozenset().union(*(o for j, o in enumerate(covers) if j != i)) for i, c in enumerate(covers))
+
+
+# words a sentence opens with that stand for a name given before it
+_STANDS_IN = frozenset(["he", "she", "it", "they", "his", "her", "its", "their", "this", "these"])
+
+
+def opens_unnamed(text: str) -> bool:
+    """Whether a sentence opens with a word standing in for its paragraph's subject ("He was",
+    "Its capital", "This battle") rather than with a name ("This Is Spinal Tap is", "He Knows
+    You're Alone is")."""
+    toks = text.split()
+    return bool(toks) and toks[0].lower().strip(",") in _STANDS_IN and not (len(toks) > 1 and toks[1][:1].isupper())

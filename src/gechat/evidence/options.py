@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from gechat.evidence.base import EvidencePool
+from gechat.evidence.bridge import docs_named
 from gechat.evidence.compare import OPTIONS, mentions
 from gechat.lexical import content_keys
 from gechat.types import Sentence
@@ -26,6 +27,8 @@ _CAP_RUN = r"((?:[A-Z0-9][\w'’.&+-]*\s+(?:(?:of|the|and|de|la|von|van)\s+)?)*[
 _VERB = r"\b(?:[Ww]as|[Ww]ere|[Ii]s|[Aa]re|[Dd]id|[Dd]oes|[Dd]o|[Hh]as|[Hh]ave)\s+(?:both\s+)?"
 _PATTERNS = (
     OPTIONS,  # "..., A or B?"
+    # "Which band, A or B, had more members?"
+    re.compile(r"^[^,]*\bwhich\b[^,]*,\s*([^,:?\"]+?)\s+or\s+([^,?\"]+?)\s*,", re.IGNORECASE),
     re.compile(rf"{_VERB}{_CAP_RUN}\s+or\s+{_CAP_RUN}(?=\s+[a-z])"),  # "Was A or B born first?"
     re.compile(rf"{_VERB}{_CAP_RUN}\s+and\s+{_CAP_RUN}(?=\s+[a-z])"),  # "Are A and B both ...?"
 )
@@ -63,5 +66,8 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
     found = [s for s in mentions(pool, missing[0]) if s.id not in have]
     if not found:
         return None
-    # mentions() ranks a sentence about the option first; a stable sort keeps that order among equals
-    return max(found, key=lambda s: len((content_keys(s.text) - names) & wanted))
+    # a sentence of the option's own document first (not "The Russian Toy Terrier ... unlike
+    # the Manchester Terrier" for the Manchester Terrier); mentions() ranks a sentence about the
+    # option first, and a stable sort keeps that order among equals
+    own = docs_named(pool, missing[0])
+    return max(found, key=lambda s: (s.doc_id in own, len((content_keys(s.text) - names) & wanted)))
