@@ -44,6 +44,8 @@ against the defaults on the same questions:
 - ``rebridge-off``: a sentence pair from two paragraphs that do not name each other keeps its
   passenger instead of taking the sentence that ties the answer's paragraph to the question
   (the default until 2026-11-25; ``evidence_rebridge``).
+- ``set-names-off``: a set's sentence that opens with a pronoun is read verbatim, without its
+  document's name before it (the default until 2026-11-26; ``evidence_set_names``).
 - ``anchors-2``: pairs must hold one of the 2 strongest candidates (``set_anchors`` 2, the
   default until 2026-11-25; now any two of the ``set_top``).
 - ``rules-off``: the four template rules (compare, same, kin, chain) off, a stand-in for
@@ -284,6 +286,7 @@ def main() -> None:
         "options-off": lambda: measure(selector(ObjectiveSelector, memo, options=False), memo, questions),
         "linked-off": lambda: measure(selector(ObjectiveSelector, memo, linked=False), memo, questions),
         "rebridge-off": lambda: measure(selector(ObjectiveSelector, memo, rebridge=False), memo, questions),
+        "set-names-off": lambda: measure(selector(ObjectiveSelector, memo, set_names=False), memo, questions),
         "anchors-2": lambda: measure(selector(ObjectiveSelector, memo, set_anchors=2), memo, questions),
         "rules-off": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF), memo, questions),
         "rules-off-unlinked": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF, linked=False), memo,

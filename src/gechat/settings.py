@@ -148,6 +148,10 @@ class Settings(BaseSettings):
     # sentence and takes the one tying its paragraph to the question as the other hop
     # (gechat.evidence.bridge.repaired)
     evidence_rebridge: bool = True
+    # a set's sentence that opens with a pronoun ("He was working at ...") is read by the model
+    # with its document's name before it; the reader sees it verbatim
+    # (gechat.evidence.objective.opens_unnamed)
+    evidence_set_names: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

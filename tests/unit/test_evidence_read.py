@@ -25,15 +25,18 @@ def claim() -> ClaimInput:
 def test_a_pronoun_sentence_is_read_with_its_documents_name() -> None:
     read = f"(Sachin Warrier) {WORKED} {DOCS[1]}"
     scorer = Scripted({read: (0.9, 0.01), DOCS[1]: (0.6, 0.01)})
-    (c,) = selector(scorer, set_gain=0.1).select([claim()], docs_pool(DOCS))
+    (c,) = selector(scorer, set_gain=0.1, set_names=True).select([claim()], docs_pool(DOCS))
     assert c.verdict == "supported"
     # shown verbatim, scored as read
     assert [e.text for e in c.evidence] == [WORKED, DOCS[1]]
     assert c.evidence[0].p_entail == pytest.approx(0.9)
     # read verbatim, the pair would entail no more than the company's sentence alone
     verbatim = Scripted({f"{WORKED} {DOCS[1]}": (0.9, 0.01), DOCS[1]: (0.6, 0.01)})
-    (c,) = selector(verbatim, set_gain=0.1).select([claim()], docs_pool(DOCS))
+    (c,) = selector(verbatim, set_gain=0.1, set_names=True).select([claim()], docs_pool(DOCS))
     assert [e.text for e in c.evidence] == [DOCS[1]]
+    # with the setting off, read verbatim
+    (c,) = selector(verbatim, set_gain=0.1).select([claim()], docs_pool(DOCS))
+    assert [e.text for e in c.evidence] == [WORKED, DOCS[1]]
 
 
 def test_which_sentences_open_unnamed() -> None:

@@ -28,7 +28,7 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         same=settings.evidence_same, kin=settings.evidence_kin,
         chain=settings.evidence_chain, bridge=settings.evidence_bridge, options=settings.evidence_options,
         linked=settings.evidence_linked, both=settings.evidence_both,
-        rebridge=settings.evidence_rebridge,
+        rebridge=settings.evidence_rebridge, set_names=settings.evidence_set_names,
         which=settings.evidence_which,
     )
 

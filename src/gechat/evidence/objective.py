@@ -46,7 +46,7 @@ class ObjectiveSelector:
                  coverage: Coverage = "off", compare: bool = False, same: bool = False,
                  kin: bool = False, chain: bool = False, bridge: bool = False,
                  options: bool = False, linked: bool = False, both: bool = False,
-                 which: bool = False, rebridge: bool = False) -> None:
+                 which: bool = False, rebridge: bool = False, set_names: bool = False) -> None:
         self.scorer, self.embedder = scorer, embedder
         self.alpha, self.beta = alpha, beta
         self.len_norm, self.len_ref = get_len_norm(len_norm), len_ref_words
@@ -57,7 +57,7 @@ class ObjectiveSelector:
         self.set_contribution, self.contra_overlap = set_contribution, contra_overlap
         self.coverage, self.compare, self.same, self.kin = coverage, compare, same, kin
         self.chain, self.bridge, self.options, self.linked = chain, bridge, options, linked
-        self.both, self.which, self.rebridge = both, which, rebridge
+        self.both, self.which, self.rebridge, self.set_names = both, which, rebridge, set_names
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
@@ -234,7 +234,7 @@ class ObjectiveSelector:
         """``sents`` (duplicates dropped, in document order) as evidence scored together: one
         span per run of consecutive sentences, each with the passage's joint score."""
         chosen = sorted({s.id: s for s in sents}.values(), key=lambda s: (s.doc_id, s.start))
-        text = self._set_text(chosen, pool, bridge.subjects(pool))
+        text = self._set_text(chosen, pool, bridge.subjects(pool) if self.set_names else None)
         p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
         f = float(self.objective(p[None, ENTAILMENT], [text])[0])
         return [pool.evidence(run, p, f, self.name) for run in self._runs(chosen)]
@@ -289,7 +289,7 @@ class ObjectiveSelector:
                      and (size < self.set_max or self._covers(claim, text(c)))]
             if not fresh:
                 break
-            texts = [self._set_text(ordered(c), pool, about) for c in fresh]
+            texts = [self._set_text(ordered(c), pool, about if self.set_names else None) for c in fresh]
             p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
             f = self.objective(p[:, ENTAILMENT], texts)
             scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
