@@ -71,7 +71,8 @@ def name_share(name: str, keys: frozenset[str]) -> float:
 
 def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentence | None:
     """The sentence tying the question to the evidence's paragraph, when the question does not
-    name what that paragraph is about and the evidence does not already span two paragraphs."""
+    name what that paragraph is about and the evidence does not already span two paragraphs:
+    one of another paragraph naming it, else the hop the other way (:func:`_named_by`)."""
     if len({s.chunk_id for s in evidence}) != 1:
         return None
     name = subject(pool, evidence[0])
