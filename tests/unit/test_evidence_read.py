@@ -49,3 +49,17 @@ def test_which_sentences_open_unnamed() -> None:
     assert not opens_unnamed("The team competes in the America East Conference.")
     assert not opens_unnamed("Sachin Warrier is a poet.")
     assert not opens_unnamed("")
+
+
+def test_only_in_a_documents_opening_chunk() -> None:
+    # the same pair, the pronoun sentence in the document's second chunk: read verbatim
+    pool = docs_pool(DOCS)
+    first, worked = pool.sentences[0], pool.sentences[1]
+    chunk = pool.chunks[1]
+    pool.chunks[1] = chunk.model_copy(update={"sentence_ids": [first.id]})
+    pool.chunks[9] = chunk.model_copy(update={"id": 9, "ord": 1, "sentence_ids": [worked.id]})
+    pool.sentences[1] = worked.model_copy(update={"chunk_id": 9, "ord": 0})
+    read = f"(Sachin Warrier) {WORKED} {DOCS[1]}"
+    (c,) = selector(Scripted({read: (0.9, 0.01), DOCS[1]: (0.6, 0.01)}), set_gain=0.1,
+                    set_names=True).select([claim()], pool)
+    assert [e.text for e in c.evidence] == [DOCS[1]]

@@ -342,12 +342,15 @@ class ObjectiveSelector:
         """The set's text, verbatim; with ``about`` (gechat.evidence.bridge.subjects), as the
         model reads it: a run that opens with a pronoun ("He was working as a software engineer
         at Tata Consultancy Services.") has its document's name before it in parentheses, since
-        lifted out of its paragraph it says nothing about Sachin Warrier. The reader is shown
-        the sentences verbatim; the names and numbers a claim needs are looked for in them alone."""
+        lifted out of its paragraph it says nothing about Sachin Warrier. Only in a document's
+        opening chunk: deeper in a long one (a filing that opens "UNITED STATES SECURITIES AND
+        EXCHANGE COMMISSION") a pronoun more likely stands for something nearer. The reader is
+        shown the sentences verbatim; the names and numbers a claim needs are looked for in them
+        alone."""
         parts = []
         for run in self._runs(sents):
             text = pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
-            name = about(run[0]) if about is not None else ""
+            name = about(run[0]) if about is not None and pool.chunks[run[0].chunk_id].ord == 0 else ""
             if name and opens_unnamed(text) and not content_keys(name) <= content_keys(text):
                 text = f"({name}) {text}"
             parts.append(text)
