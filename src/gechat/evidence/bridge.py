@@ -75,12 +75,12 @@ def find(pool: EvidencePool, question: str, evidence: list[Sentence]) -> Sentenc
     one of another paragraph naming it, else the hop the other way (:func:`_named_by`)."""
     if len({s.chunk_id for s in evidence}) != 1:
         return None
-    name = subject(pool, evidence[0])
+    chunk = evidence[0].chunk_id
+    first = min((x for x in pool.sentences if x.chunk_id == chunk), key=lambda x: x.ord)
+    name = opening_name(first.text)  # what the paragraph is about (as :func:`subject`)
     q_keys = content_keys(question)
     if not name or content_keys(name) <= q_keys:
         return None
-    chunk = evidence[0].chunk_id
-    first = min((x for x in pool.sentences if x.chunk_id == chunk), key=lambda x: x.ord)
     # a person's page opens "Richard Milhous Nixon (January 9, 1913 – ...)": others may name
     # him by his last name alone ("during the Nixon administration")
     person = re.match(rf"{re.escape(name)},?\s*\([^)]*\b(?:1\d|20)\d\d\b", first.text) is not None
@@ -108,11 +108,11 @@ def _named_by(pool: EvidencePool, q_keys: frozenset[str], ev: Sentence) -> Sente
     person's own document sharing the most words with the question, at least two."""
     about, text = subjects(pool), content_keys(ev.text)
     names = {s.doc_id: about(s) for s in pool.sentences if s.doc_id != ev.doc_id}
-    # a name the question holds is no hop it leaves out; a name's first two words alone ("The
-    # Office" of the Office of Population Affairs) name nothing
-    hops = {d for d, name in names.items()
-            if name and not any(content_keys(v) <= q_keys for v in _variants(name, first_two=False))
-            and any(content_keys(v) <= text for v in _variants(name, first_two=False))}
+    # a name's first two words alone ("The Office" of the Office of Population Affairs) name
+    # nothing
+    forms = {d: [content_keys(v) for v in _variants(name, first_two=False)] for d, name in names.items() if name}
+    # a name the question holds is no hop it leaves out
+    hops = {d for d, keys in forms.items() if not any(k <= q_keys for k in keys) and any(k <= text for k in keys)}
     best: tuple[int, Sentence] | None = None
     for t in (s for s in pool.sentences if s.doc_id in hops):
         shared = len((content_keys(t.text) - content_keys(names[t.doc_id])) & q_keys)
@@ -188,4 +188,5 @@ def docs_named(pool: EvidencePool, name: str) -> set[int]:
     """The documents about ``name`` by name: their opening sentence opens with it, or with it in
     full (:func:`same_name`), not with a longer name holding it ("Teatro Giuseppe Verdi")."""
     about = subjects(pool)
-    return {s.doc_id for s in pool.sentences if same_name(about(s), name)}
+    docs = {s.doc_id: about(s) for s in pool.sentences}
+    return {d for d, subject_name in docs.items() if same_name(subject_name, name)}
