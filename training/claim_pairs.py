@@ -13,7 +13,9 @@ Per question: all gold sentences => the answer claim (entailment); the same plus
 distractor sentences (entailment: extra context must not hurt); the gold sentences => a wrong
 answer (not entailment; the other option of an "A or B?" question when there is one); the
 gold minus one hop => the claim (not entailment: one hop alone does not establish the
-answer). HotpotQA and 2Wiki's questions 151-350 are never read here.
+answer); with ``inside``, the gold sentences => another name or number they hold (a wrong
+answer the passage itself offers, see training/swap_pairs.py). HotpotQA and 2Wiki's
+questions 151-350 are never read here.
 Licences: 2WikiMultihopQA Apache-2.0, MuSiQue CC BY 4.0.
 """
 
@@ -28,6 +30,7 @@ from gechat.answer.claims import split_text
 from gechat.eval.bench import as_claim, wrong_answers
 from gechat.eval.datasets import DATA, TWOWIKI_CLAIM_TRAIN, QAItem, twowiki
 from training.nli_data import LABELS, NOT_ENTAILMENT, Pair
+from training.swap_pairs import names, related
 
 ENTAIL = LABELS.index("entailment")
 LICENCES = {"claims_2wiki": "Apache-2.0 (2WikiMultihopQA)", "claims_musique": "CC BY 4.0 (MuSiQue)"}
@@ -52,7 +55,22 @@ def _pairs(source: str, group: str, question: str, answer: str, wrong: str, hops
     return out
 
 
-def twowiki_pairs(rng: random.Random, items: list[QAItem] | None = None) -> list[Pair]:
+def inside_wrong(source: str, group: str, question: str, answer: str, gold: list[str],
+                 rng: random.Random) -> list[Pair]:
+    """The gold sentences => an answer they name but that is not the answer (a name or number of
+    the answer's kind that the question does not hold): the wrong answer a passage itself offers,
+    which shares every word with its evidence."""
+    premise = " ".join(gold)
+    kinds = {k for k, _ in names(answer)} or {"name"}
+    options = [s for k, s in dict.fromkeys(names(premise)) if k in kinds and s.lower() not in question.lower()
+               and not related(s, answer)]
+    if not options:
+        return []
+    return [Pair(premise, as_claim(question, rng.choice(options)), NOT_ENTAILMENT, source, group)]
+
+
+def twowiki_pairs(rng: random.Random, items: list[QAItem] | None = None,
+                  inside: random.Random | None = None) -> list[Pair]:
     items = items if items is not None else twowiki("dev", limit=TWOWIKI_CLAIM_TRAIN)
     wrong = wrong_answers([i.question for i in items], [i.answer for i in items], rng)
     out: list[Pair] = []
@@ -67,10 +85,13 @@ def twowiki_pairs(rng: random.Random, items: list[QAItem] | None = None) -> list
         distractors = [s.strip() for p in item.paragraphs for i, s in enumerate(p.sentences)
                        if (p.title, i) not in item.gold and s.strip()]
         out += _pairs("claims_2wiki", item.id, item.question, item.answer, w, list(hops.values()), distractors, rng)
+        if inside is not None:
+            gold = [s for hop in hops.values() for s in hop]
+            out += inside_wrong("claims_2wiki", item.id, item.question, item.answer, gold, inside)
     return out
 
 
-def musique_pairs(rng: random.Random, root: Path = DATA) -> list[Pair]:
+def musique_pairs(rng: random.Random, root: Path = DATA, inside: random.Random | None = None) -> list[Pair]:
     rows = json.loads((root / "musique_train_sample" / "musique_train.json").read_text())
     wrong = wrong_answers([r["question"] for r in rows], [r["answer"] for r in rows], rng)
     out: list[Pair] = []
@@ -88,9 +109,15 @@ def musique_pairs(rng: random.Random, root: Path = DATA) -> list[Pair]:
         distractors = [s for p in row["paragraphs"] if not p["is_supporting"]
                        for s in split_text(p["paragraph_text"])[:2]]
         out += _pairs("claims_musique", row["id"], row["question"], row["answer"], w, hops, distractors, rng)
+        if inside is not None:
+            gold = [s for hop in hops for s in hop]
+            out += inside_wrong("claims_musique", row["id"], row["question"], row["answer"], gold, inside)
     return out
 
 
-def claim_pairs(seed: int = 13) -> list[Pair]:
+def claim_pairs(seed: int = 13, *, inside: bool = False) -> list[Pair]:
+    """The claim pairs; ``inside`` adds :func:`inside_wrong`'s, drawn with a random stream of
+    their own so that the other pairs stay what they were without them."""
     rng = random.Random(seed)
-    return twowiki_pairs(rng) + musique_pairs(rng)
+    extra = random.Random(seed + 1) if inside else None
+    return twowiki_pairs(rng, inside=extra) + musique_pairs(rng, inside=extra)

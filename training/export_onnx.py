@@ -1,6 +1,6 @@
 """Export a trained NLI checkpoint to ONNX (fp32 and dynamic int8) for torch-free serving.
 
-    python training/export_onnx.py CHECKPOINT_DIR OUT_DIR
+    python training/export_onnx.py CHECKPOINT_DIR OUT_DIR [--per-channel]
 
 Writes model.onnx, model.int8.onnx, tokenizer.json, labels.json (the checkpoint's id2label)
 and manifest.json (sha256 and size of every file, plus the largest logit difference of each
@@ -28,6 +28,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", type=Path)
     ap.add_argument("out", type=Path)
+    ap.add_argument("--per-channel", action="store_true",
+                    help="int8 weights with a scale per output channel, not one per matrix (see the model card: "
+                         "one scale per matrix erased what a fine-tuning stage had learnt)")
     args = ap.parse_args()
     import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -44,7 +47,7 @@ def main() -> None:
                           input_names=names, output_names=["logits"], opset_version=17, dynamo=False,
                           dynamic_axes={n: {0: "batch", 1: "seq"} for n in names} | {"logits": {0: "batch"}})
     int8 = args.out / "model.int8.onnx"
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
+    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=args.per_channel)
     tok.backend_tokenizer.save(str(args.out / "tokenizer.json"))
     (args.out / "labels.json").write_text(json.dumps({"id2label": model.config.id2label}, indent=1) + "\n")
     feeds = {n: enc[n].numpy() for n in names}

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from training.claim_pairs import claim_pairs
 from training.nli_data import LABELS, NOT_ENTAILMENT, Pair, training_mix
+from training.swap_pairs import swap_pairs
 
 
 def base_model_path() -> str:
@@ -124,6 +125,11 @@ def main() -> None:
                     help="continue from this checkpoint (head included) instead of the packaged encoder")
     ap.add_argument("--claims", type=int, default=0,
                     help="add the claim-style pairs of training/claim_pairs.py, repeated this many times")
+    ap.add_argument("--claims-inside", action="store_true",
+                    help="the claim pairs also get a wrong answer that their gold sentences name")
+    ap.add_argument("--swaps", type=int, default=0,
+                    help="add up to this many role-swap negatives (training/swap_pairs.py) made from the train mix, "
+                         "each beside the entailed pair it was made from")
     ap.add_argument("--repeat", action="append", default=[], metavar="SOURCE=N", type=source_times,
                     help="show a train source's pairs N times (e.g. mnli_dev_matched=2); repeatable")
     args = ap.parse_args()
@@ -138,8 +144,13 @@ def main() -> None:
         train, dev = training_mix(seed=args.seed, max_per_source=args.max_per_source, repeat=dict(args.repeat))
     except ValueError as err:
         ap.error(str(err))
+    if args.swaps:
+        # made from every train pair, not only the --max-per-source sample: the sample stays the replay
+        full, _ = training_mix(seed=args.seed)
+        train += swap_pairs(full, random.Random(args.seed), limit=args.swaps, originals=True)
     if args.claims:
-        train += claim_pairs(args.seed) * args.claims
+        train += claim_pairs(args.seed, inside=args.claims_inside) * args.claims
+    if args.swaps or args.claims:
         random.Random(args.seed).shuffle(train)
     dev = random.Random(args.seed).sample(dev, min(args.dev_size, len(dev)))
     start = str(args.init) if args.init else base_model_path()

@@ -53,6 +53,11 @@ def test_export_to_onnx_matches_torch_and_is_verified(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr[-2000:]
     diffs = json.loads(p.stdout.strip().splitlines()[-1])
     assert diffs["model.onnx"] < 1e-4 and diffs["model.int8.onnx"] < 0.5
+    per_channel = subprocess.run([sys.executable, str(REPO / "training" / "export_onnx.py"), str(ckpt),
+                                  str(tmp_path / "onnx-pc"), "--per-channel"],
+                                 capture_output=True, text=True, timeout=600)
+    assert per_channel.returncode == 0, per_channel.stderr[-2000:]
+    assert json.loads(per_channel.stdout.strip().splitlines()[-1])["model.int8.onnx"] < 0.5
     premises = ["A cat sleeps on the mat.", "Revenue rose to 5 billion dollars in 2022, the annual report says.", "x"]
     ref = HFEntailment(str(ckpt), batch_size=2).load().score(premises, "An animal sleeps.")
     got = ONNXEntailment(out, quantized=False, batch_size=2).score(premises, "An animal sleeps.")
@@ -79,3 +84,32 @@ def test_export_to_onnx_matches_torch_and_is_verified(tmp_path: Path) -> None:
     (out / "calibration.json").write_text(json.dumps({"thresholds": {"supported": 0.01, "contradicted": 0.99}}))
     with pytest.raises(ModelError, match="sha256"):
         ONNXEntailment(out).load()
+
+
+def test_the_shipped_int8_model_dequantizes_to_a_trainable_checkpoint(tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    from gechat.models.entail.hf import HFEntailment
+    from gechat.models.entail.onnx import PACKAGED_NLI_DIR, ONNXEntailment
+
+    out = tmp_path / "deq"
+    p = subprocess.run([sys.executable, str(REPO / "training" / "dequantize_onnx.py"), str(PACKAGED_NLI_DIR), str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    report = json.loads(p.stdout.strip().splitlines()[-1])
+    assert report["argmax_agrees"] and report["max_logit_diff_vs_onnx"] < 0.5
+    premises = ["Moonstruck is a 1987 film directed by Norman Jewison.", "Paris is the capital of France."]
+    got = HFEntailment(str(out), batch_size=2).load().score(premises, "Norman Jewison directed a film.")
+    ref = ONNXEntailment(PACKAGED_NLI_DIR).load().score(premises, "Norman Jewison directed a film.")
+    assert abs(got - ref).max() < 0.1 and (got.argmax(1) == ref.argmax(1)).all()
+
+
+def test_swaps_and_inside_claims_join_the_mix(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    out = tmp_path / "run"
+    p = subprocess.run([sys.executable, str(REPO / "training" / "train_nli.py"), "--out", str(out),
+                        "--max-per-source", "4", "--dev-size", "10", "--steps", "2", "--swaps", "5",
+                        "--claims", "1", "--claims-inside"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    sources = json.loads((out / "train_config.json").read_text())["train_sources"]
+    assert sum(v for k, v in sources.items() if k.startswith("swap_")) == 10  # 5 swaps, 5 originals
+    assert sources["claims_2wiki"] > 0 and sources["claims_musique"] > 0

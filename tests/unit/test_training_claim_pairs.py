@@ -41,3 +41,17 @@ def test_wrong_answer_is_the_other_option_when_there_is_one() -> None:
     assert wrong_answers(qs, ["Gamma", "yes", "Ann"], rng)[:2] == ["Alpha Beta", "no"]
     assert wrong_answers(qs, ["Gamma", "yes", "Ann"], rng)[2] == "Gamma"
     assert wrong_answers(qs, ["Gamma", "yes", "Ann"]) == ["Alpha Beta", "no", "Gamma"]
+
+
+def test_inside_adds_wrong_answers_the_gold_sentences_name_and_keeps_the_rest() -> None:
+    plain, inside = claim_pairs(), claim_pairs(inside=True)
+    seen = {(p.premise, p.hypothesis) for p in plain}
+    assert seen <= {(p.premise, p.hypothesis) for p in inside}  # the old pairs are untouched
+    extra = [p for p in inside if (p.premise, p.hypothesis) not in seen]
+    assert len(extra) >= 100 and all(p.label == NOT_ENTAILMENT for p in extra)
+    answers = {i.id: i.answer for i in twowiki("dev", limit=TWOWIKI_CLAIM_TRAIN)}
+    for p in extra:
+        wrong = p.hypothesis.split('" is: ', 1)[1]
+        assert wrong in p.premise  # a name the passage itself offers
+        if p.source == "claims_2wiki":
+            assert wrong.lower() != answers[p.group].lower()
