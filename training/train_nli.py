@@ -130,6 +130,8 @@ def main() -> None:
     ap.add_argument("--swaps", type=int, default=0,
                     help="add up to this many role-swap negatives (training/swap_pairs.py) made from the train mix, "
                          "each beside the entailed pair it was made from")
+    ap.add_argument("--swaps-alone", action="store_true",
+                    help="add the swaps without their originals (a first try: it taught a shortcut; see the README)")
     ap.add_argument("--repeat", action="append", default=[], metavar="SOURCE=N", type=source_times,
                     help="show a train source's pairs N times (e.g. mnli_dev_matched=2); repeatable")
     args = ap.parse_args()
@@ -147,7 +149,7 @@ def main() -> None:
     if args.swaps:
         # made from every train pair, not only the --max-per-source sample: the sample stays the replay
         full, _ = training_mix(seed=args.seed)
-        train += swap_pairs(full, random.Random(args.seed), limit=args.swaps, originals=True)
+        train += swap_pairs(full, random.Random(args.seed), limit=args.swaps, originals=not args.swaps_alone)
     if args.claims:
         train += claim_pairs(args.seed, inside=args.claims_inside) * args.claims
     if args.swaps or args.claims:

@@ -113,3 +113,9 @@ def test_swaps_and_inside_claims_join_the_mix(tmp_path: Path) -> None:
     sources = json.loads((out / "train_config.json").read_text())["train_sources"]
     assert sum(v for k, v in sources.items() if k.startswith("swap_")) == 10  # 5 swaps, 5 originals
     assert sources["claims_2wiki"] > 0 and sources["claims_musique"] > 0
+    alone = subprocess.run([sys.executable, str(REPO / "training" / "train_nli.py"), "--out", str(tmp_path / "alone"),
+                            "--max-per-source", "4", "--dev-size", "10", "--steps", "1", "--swaps", "5",
+                            "--swaps-alone"], capture_output=True, text=True, timeout=600)
+    assert alone.returncode == 0, alone.stderr[-2000:]
+    sources = json.loads((tmp_path / "alone" / "train_config.json").read_text())["train_sources"]
+    assert sum(v for k, v in sources.items() if k.startswith("swap_")) == 5
