@@ -37,7 +37,7 @@ LICENCES = {"claims_2wiki": "Apache-2.0 (2WikiMultihopQA)", "claims_musique": "C
 
 
 def _pairs(source: str, group: str, question: str, answer: str, wrong: str, hops: list[list[str]],
-           distractors: list[str], rng: random.Random) -> list[Pair]:
+           distractors: list[str], rng: random.Random, inside: random.Random | None = None) -> list[Pair]:
     gold = [s for hop in hops for s in hop]
     premise = " ".join(gold)
     claim = as_claim(question, answer)
@@ -52,6 +52,8 @@ def _pairs(source: str, group: str, question: str, answer: str, wrong: str, hops
         for drop in range(len(hops)):
             part = [s for i, hop in enumerate(hops) if i != drop for s in hop]
             out.append(Pair(" ".join(part), claim, NOT_ENTAILMENT, source, group))
+    if inside is not None:
+        out += inside_wrong(source, group, question, answer, gold, inside)
     return out
 
 
@@ -84,10 +86,8 @@ def twowiki_pairs(rng: random.Random, items: list[QAItem] | None = None,
             continue
         distractors = [s.strip() for p in item.paragraphs for i, s in enumerate(p.sentences)
                        if (p.title, i) not in item.gold and s.strip()]
-        out += _pairs("claims_2wiki", item.id, item.question, item.answer, w, list(hops.values()), distractors, rng)
-        if inside is not None:
-            gold = [s for hop in hops.values() for s in hop]
-            out += inside_wrong("claims_2wiki", item.id, item.question, item.answer, gold, inside)
+        out += _pairs("claims_2wiki", item.id, item.question, item.answer, w, list(hops.values()), distractors, rng,
+                      inside)
     return out
 
 
@@ -108,10 +108,7 @@ def musique_pairs(rng: random.Random, root: Path = DATA, inside: random.Random |
             continue  # a hop whose answer is not named in one sentence: no clean gold
         distractors = [s for p in row["paragraphs"] if not p["is_supporting"]
                        for s in split_text(p["paragraph_text"])[:2]]
-        out += _pairs("claims_musique", row["id"], row["question"], row["answer"], w, hops, distractors, rng)
-        if inside is not None:
-            gold = [s for hop in hops for s in hop]
-            out += inside_wrong("claims_musique", row["id"], row["question"], row["answer"], gold, inside)
+        out += _pairs("claims_musique", row["id"], row["question"], row["answer"], w, hops, distractors, rng, inside)
     return out
 
 

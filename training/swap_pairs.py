@@ -100,11 +100,10 @@ def swap(pair: Pair, rng: random.Random) -> Pair | None:
     in_hyp = [(k, s) for k, s in names(pair.hypothesis) if s in whole]  # a whole name, not a piece
     if not in_hyp:
         return None
-    hyp_spans = {s for _, s in names(pair.hypothesis)}
     options = []
     for kind, old in in_hyp:
         for k2, new in in_premise:
-            if k2 != kind or new in hyp_spans or new in pair.hypothesis or related(old, new):
+            if k2 != kind or new in pair.hypothesis or related(old, new):
                 continue
             if kind != "name" and new.replace(",", "") == old.replace(",", ""):
                 continue

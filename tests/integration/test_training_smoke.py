@@ -119,3 +119,22 @@ def test_swaps_and_inside_claims_join_the_mix(tmp_path: Path) -> None:
     assert alone.returncode == 0, alone.stderr[-2000:]
     sources = json.loads((tmp_path / "alone" / "train_config.json").read_text())["train_sources"]
     assert sum(v for k, v in sources.items() if k.startswith("swap_")) == 5
+
+
+def test_probe_scores_the_packaged_model_on_dev_swaps_and_held_out_sets() -> None:
+    from gechat.models.entail.onnx import PACKAGED_NLI_DIR
+
+    p = subprocess.run([sys.executable, str(REPO / "training" / "probe_nli.py"), str(PACKAGED_NLI_DIR),
+                        "--halueval-rows", "2", "--thresholds", "0.25", "0.5"],
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-2000:]
+    row = json.loads(p.stdout.strip().splitlines()[-1])
+    assert {"dev_vitaminc_accuracy", "dev_snli_test_accuracy", "dev_cad_snli_dev_accuracy"} <= set(row)
+    assert row["swaps"] > 100 and 0.0 <= row["swap_original_above_swap"] <= 1.0
+    assert 0.5 < row["mnli_mismatched_accuracy"] < 1.0 and 0.5 < row["scitail_test_accuracy"] < 1.0
+    # --thresholds, and the packaged model's own threshold (0.25) among them
+    assert sorted(k for k in row if k.startswith("halueval_")) == [
+        "halueval_first_2_evidence_step_ba_at_0.25", "halueval_first_2_evidence_step_ba_at_0.5"]
+    bad = subprocess.run([sys.executable, str(REPO / "training" / "probe_nli.py"), str(REPO / "training")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "holds no model.int8.onnx" in bad.stderr
