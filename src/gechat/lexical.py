@@ -49,7 +49,6 @@ _NUMBER_WORDS = {w: i for i, w in enumerate(_UNITS, start=2)} | {w: 10 * i for i
 _SPELLED = re.compile(rf"\b({'|'.join(_TENS)})(?:[-\s]({'|'.join(_UNITS[:8])}))?\b|\b({'|'.join(_UNITS)})\b")
 # a capitalised word of two letters or more
 _CAPITALISED = re.compile(r"[A-Z][\w'-]+")
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n\s*)$")
 _NOT_NAMES = frozenset(("yes", "no"))  # an answer to a yes/no question, whatever its case
 _LETTER_DIGIT = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
@@ -80,7 +79,19 @@ def _is_name(text: str, m: re.Match[str]) -> bool:
     word = m.group()
     if word.lower() in _NOT_NAMES:
         return False
-    return not _SENTENCE_START.search(text[: m.start()]) or any(c.isupper() for c in word[1:])
+    return not _opens_sentence(text, m.start()) or any(c.isupper() for c in word[1:])
+
+
+def _opens_sentence(text: str, pos: int) -> bool:
+    """Whether ``text[pos:]`` opens a sentence: nothing before it, a line break, or an end mark
+    then space. Read backwards over the spaces alone (a pattern searched over the whole prefix,
+    once per capitalised word, was quadratic)."""
+    i = pos
+    while i > 0 and text[i - 1].isspace():
+        if text[i - 1] == "\n":
+            return True
+        i -= 1
+    return pos == 0 or (0 < i < pos and text[i - 1] in ".!?")
 
 
 @lru_cache(maxsize=8192)

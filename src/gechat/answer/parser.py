@@ -13,7 +13,9 @@ import re
 
 from pydantic import BaseModel, Field
 
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*$", re.M)
+# [ \t], not \s: a \s* that may cross lines, tried at every line start, read a run of blank
+# lines once per line (quadratic); possessive quantifiers never give back what they took.
+_FENCE = re.compile(r"^[ \t]*+```[a-zA-Z]*+[ \t]*+$", re.M)
 _EMPH = re.compile(r"(\*\*|__)")
 _ANSWER_HDR = re.compile(
     r"^[ \t>#]*(?:final[ \t]+)?answer[ \t]*(?::|：|\n)|\b(?:final[ \t]+)?answer(?:[ \t]+is)?[ \t]*[:：]",

@@ -16,8 +16,12 @@ from gechat.types import Box, PageInfo, ParsedDocument, SentenceSpan, WordBox
 
 # A sentence-end candidate: terminal punctuation, then closing quotes/brackets, then whitespace.
 # Requiring whitespace after the mark keeps decimals (3.14), URLs and "e.g.," in one piece.
+# Linear time: one character class under a possessive quantifier (a run of marks is taken
+# whole, never split again when the lookahead fails), and the lookbehind lets a match start
+# only where a run starts, so a run of dots glued to a page number ("....35") is read once,
+# not once per dot. The old form, (?:\.{2,}|…|[.!?])+, was exponential on such runs.
 _END = re.compile(
-    r"(?:\.{2,}|…|[.!?])+[\"'”’»)\]]*(?=\s)"
+    r"(?<![.!?…])[.!?…]++[\"'”’»)\]]*+(?=\s)"
     # A footnote number glued to the full stop: "...in context.1 We encode".
     r"|(?<=[a-z)\]])\.\d{1,2}(?=\s)"
 )
@@ -55,6 +59,7 @@ _LIST_MARK = re.compile(r"\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-zA-Z]|[ivxlcdmIVXLCDM]{
 # Headings such as "Item 1A. Risk Factors" or "NOTE 7. LEASES": a label word, then a number.
 _LABEL_WORDS = _words("item note part section article exhibit schedule chapter appendix step")
 _LABEL = re.compile(r"\d{1,3}[A-Z]?|[IVXivx]{1,5}|[A-Z]")
+_LABEL_SPAN = max(map(len, _LABEL_WORDS)) + 4
 _OPENERS = "\"'“‘«([{"
 
 MAX_WORDS = 120
@@ -136,7 +141,9 @@ def _is_boundary(text: str, sent_start: int, mark: int, mark_end: int, end: int)
     first = _skip_space(text, sent_start, mark)
     if tok_start == first and _LIST_MARK.fullmatch(text[tok_start : mark + 1]):
         return False  # "1. First step" — the marker opens the sentence, it does not end one
-    if _LABEL.fullmatch(token) and text[first:tok_start].strip().lower() in _LABEL_WORDS:
+    # (the words before the label are read only when short: a label word opens the heading)
+    if (_LABEL.fullmatch(token) and tok_start - first <= _LABEL_SPAN
+            and text[first:tok_start].strip().lower() in _LABEL_WORDS):
         return False  # "Item 1A. Risk Factors" is one heading
     low = token.lower()
     if low in _ABBREV:

@@ -34,7 +34,23 @@ from gechat.types import Claim, Sentence
 
 SELECTOR_KEYS = {"nli-objective": "nli", "reflection": "reflection", "quote": "quote"}
 
-_CHOICE = re.compile(r"(?:,|:)\s*(.+?)\s+or\s+(.+?)\?\s*$")
+# (?<!\s) and possessive runs: a long run of spaces is read once (linear)
+_OR = re.compile(r"(?<!\s)\s++or\s++")
+
+
+def _options(question: str) -> tuple[str, str] | None:
+    """"..., A or B?" -> (A, B): what follows the last line's first comma or colon, split at
+    the first " or ". Code rather than one pattern: a pattern tried from every comma reads the
+    rest of the line each time (quadratic)."""
+    line = question.rstrip().rsplit("\n", 1)[-1]
+    cuts = [i for i in (line.find(","), line.find(":")) if i >= 0]
+    if not line.endswith("?") or not cuts:
+        return None
+    body = line[min(cuts) + 1 : -1].strip()
+    m = _OR.search(body)
+    if m is None or not body[: m.start()].strip() or not body[m.end() :].strip():
+        return None
+    return body[: m.start()].strip(), body[m.end() :].strip()
 
 
 def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.Random | None = None) -> list[str]:
@@ -47,9 +63,9 @@ def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.
         if key in ("yes", "no"):
             out.append("no" if key == "yes" else "yes")
             continue
-        m = _CHOICE.search(q)
-        if m and key in (m[1].strip().lower(), m[2].strip().lower()):
-            out.append(m[2].strip() if key == m[1].strip().lower() else m[1].strip())
+        options = _options(q)
+        if options and key in (options[0].lower(), options[1].lower()):
+            out.append(options[1] if key == options[0].lower() else options[0])
             continue
         choices = [b for b in answers if b.strip().lower() not in (key, "yes", "no")]
         if rng is not None:

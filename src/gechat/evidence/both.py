@@ -29,7 +29,9 @@ from gechat.types import Sentence
 # the question, quoted in an oracle claim or standing alone: its verb and its body
 _QUESTION = re.compile(r"(?:^|[\"“])\s*(are|were|is|was)\s+([^\"”]+?)\s*\?", re.IGNORECASE)
 _BOTH = re.compile(r"\bboth\b", re.IGNORECASE)
-_AND = re.compile(r",?\s+and\s+")
+# Linear: (?<!\s) starts a match only where a run of spaces starts, and the run is taken whole
+# (possessive), so a long run is read once, not once per space.
+_AND = re.compile(r",?(?<!\s)\s++and\s+")
 # where a noun phrase's head ends: "types | of plant", "cocktails | based on tequila"
 _AFTER_HEAD = frozenset(["of", "in", "on", "at", "from", "for", "by", "with", "to", "that", "which", "who",
                          "based", "located", "made", "founded", "known", "written", "directed", "owned"])

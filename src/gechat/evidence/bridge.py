@@ -25,11 +25,14 @@ from gechat.types import Sentence
 _LOWER_OK = LOWER_OK | {"&"}  # "Tom & Jerry"
 _COPULAS = frozenset(["is", "was", "are", "were"])
 
+# From the first "(" on; (?<!\s) and the possessive \s*+ read a run of spaces once (linear).
+_FROM_PAREN = re.compile(r"(?<!\s)\s*+\(.*")
+
 
 def leading_name(text: str) -> str:
     """The capitalised run a sentence opens with ("Kiss and Run is a 1945 film" -> "Kiss and
     Run"; "Mara Lind (1890 – 1960) was" -> "Mara Lind"); "" when it opens otherwise."""
-    tokens = re.sub(r"\s*\(.*", "", text.strip()).replace('"', " ").replace("“", " ").replace("”", " ").split()
+    tokens = _FROM_PAREN.sub("", text.strip()).replace('"', " ").replace("“", " ").replace("”", " ").split()
     run = capital_run(tokens, _LOWER_OK, comma_ends=True)
     name = " ".join(run + _lower_tail(tokens, len(run))).strip(" ,;:")
     first = name.split()[0].lower() if name else ""

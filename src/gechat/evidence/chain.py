@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gechat.evidence.base import EvidencePool
+from gechat.evidence.base import PARENS, QUALIFIER, EvidencePool
 from gechat.evidence.compare import following, mentions
 from gechat.evidence.kin import NAME_WORD, about, parent, same_person
 from gechat.lexical import content_keys
@@ -39,7 +39,10 @@ _POSSESSIVE = re.compile(rf"^(.+?)['’]s?\s+({_ROLES})\b", re.IGNORECASE)
 # a name after a cue: capitalised words, with the particles names hold ("Lorenzo de Medici",
 # "Charles Emmanuel II, Duke of Savoy")
 _PARTICLE = r"(?:of|de|del|della|di|da|du|la|le|von|van|der|den|y|bin|ibn)"
-_BARE = rf"{NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{NAME_WORD})+"
+# Linear: a name starts at a word start ((?<!...)), and its words, particles and spaces are
+# taken whole (possessive): a long capitalised word is read once, not once per letter.
+_WORD = r"[A-ZÀ-Þ][\w'’.-]*+"
+_BARE = rf"(?<![\w'’.-]){_WORD}(?:\s++(?:{_PARTICLE}\s++)*+{_WORD})+"
 _NAME = re.compile(rf"{_BARE}(?:,\s+{_BARE})?")
 _NEAR = 60  # characters between a cue and the name it introduces: "married the stage actress Lillian Russell"
 # the lowercase words a name or title may hold between capitalised ones
@@ -73,7 +76,7 @@ def _leading_name(text: str) -> str:
     """The capitalised run at the start ("Le Pont Du Nord work at" -> "Le Pont Du Nord"),
     after up to four lowercase words that describe it ("the war film "Paths Of Glory""); a parenthesis
     ("(1923 Film)") is the title's qualifier, not its name."""
-    tokens = re.sub(r"\s*\([^()]*\)", "", text).replace('"', " ").split()
+    tokens = PARENS.sub("", text).replace('"', " ").split()
     lead = next((i for i, t in enumerate(tokens[:5]) if capital(t)), 0)
     if any(t.lower() == "of" or t.lower() in _CUES for t in tokens[:lead]):
         return ""  # "the father of the composer of song X": a chain of two roles, not read here
@@ -86,7 +89,7 @@ def _leading_name(text: str) -> str:
 def _trailing_name(text: str) -> str:
     """The capitalised run at the end ("What nationality is Clarice Orsini" -> "Clarice
     Orsini"; "... of Alessandro Ruspoli, 2Nd Prince Of Cerveteri" keeps its title)."""
-    tokens = re.sub(r"\s*\([^()]*\)\s*$", "", text).replace('"', " ").split()
+    tokens = QUALIFIER.sub("", text).replace('"', " ").split()
     out: list[str] = []
     for t in reversed(tokens):
         if not (capital(t) or (out and t.lower() in LOWER_OK)):

@@ -36,10 +36,11 @@ ROLES = frozenset([
 OPTIONS = re.compile(r"[,:]\s*([^,:?\"]+?)\s+or\s+([^,?\"]+?)\s*\?")  # also gechat.evidence.options
 # "... born later, A or B?" where an option holds a comma ("Now, Voyager", "Sleep, My Love"):
 # what follows the word of order and its comma, split at the last " or "
-# (or with no comma before a capital: "Who was born first Neil LaBute or H. Bruce Humberstone?")
+# (or with no comma before a capital: "Who was born first Neil LaBute or H. Bruce Humberstone?").
+# Linear: an option is at most 200 characters, so each word of order starts a bounded search.
 _AFTER_ORDER = re.compile(
-    r"\b(?:" + "|".join(sorted(_LATER | _EARLIER)) + r")(?:\s*[,:]\s*|\s+(?=(?-i:[A-Z])))([^?\"]+?)\s+or\s+"
-    r"([^?\"]+?)\s*\?", re.IGNORECASE)
+    r"\b(?:" + "|".join(sorted(_LATER | _EARLIER)) + r")(?:\s*[,:]\s*|\s+(?=(?-i:[A-Z])))([^?\"]{1,200}?)\s+or\s+"
+    r"([^?\"]{1,200}?)\s*\?", re.IGNORECASE)
 # "Was A or B born first?": the options are the capitalised runs around "or"
 _CAP_RUN = r"((?:[A-Z0-9][\w'’.&+-]*\s+)*[A-Z0-9][\w'’.&+-]*)"
 _OPTIONS_INLINE = re.compile(
@@ -51,7 +52,9 @@ _MONTH = (r"(january|february|march|april|may|june|july|august|september|october
 _DATE = re.compile(
     rf"\b(?:(\d{{1,2}})\s+{_MONTH},?\s+(\d{{4}})|{_MONTH}\s+(\d{{1,2}}),?\s+(\d{{4}})|{_MONTH}\s+(\d{{4}})"
     r"|(1\d{3}|20\d{2}))\b", re.IGNORECASE)
-_NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
+# Linear: a run starts at a word start and takes each word and space whole (possessive), so a
+# long capitalised word is read once, not once per letter.
+_NAME = re.compile(r"(?<![\w'’.-])[A-Z][\w'’.-]*+(?:\s++[A-Z][\w'’.-]*+)+")
 
 Date = tuple[int, int, int]  # (year, month, day); 0 where the text does not say
 

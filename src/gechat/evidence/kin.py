@@ -16,15 +16,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gechat.evidence.base import EvidencePool
+from gechat.evidence.base import QUALIFIER, EvidencePool
 from gechat.evidence.compare import following, mentions
-from gechat.evidence.same import _QUALIFIER  # "George Cochrane (Politician)"
 from gechat.lexical import content_keys
 from gechat.types import Sentence
 
 _SIDE = r"(paternal|maternal)\s+(grandfather|grandmother)"
 _OF = re.compile(rf"\b(?:is|was)\s+(?:the\s+)?{_SIDE}\s+of\s+(.+?)\s*\?", re.IGNORECASE)
-_POSSESSIVE = re.compile(rf"\b(?:is|was)\s+(.+?)['’]s?\s+{_SIDE}\s*\?", re.IGNORECASE)
+# (a name of at most 200 characters: each "is" starts a bounded search, so linear)
+_POSSESSIVE = re.compile(rf"\b(?:is|was)\s+(.{{1,200}}?)['’]s?\s+{_SIDE}\s*\?", re.IGNORECASE)
 # a name: capitalised words, with the particles and ordinal titles names hold
 # ("Charles Howard, 1st Earl of Carlisle", "Gofraid ua Ímair", "Axel Julius De la Gardie")
 NAME_WORD = r"[A-ZÀ-Þ][\w'’.-]*"  # a capitalised word of a name (also gechat.evidence.chain)
@@ -63,7 +63,7 @@ def parse(question: str) -> KinQuestion | None:
         if m is None:
             return None
         person, side, kin = m.group(1), m.group(2), m.group(3)
-    person = _QUALIFIER.sub("", re.sub(r"^(?:the\s+)", "", person.strip(" \"'“”"))).strip()
+    person = QUALIFIER.sub("", re.sub(r"^(?:the\s+)", "", person.strip(" \"'“”"))).strip()
     if not content_keys(person):
         return None
     return KinQuestion(person, "father" if side.lower() == "paternal" else "mother",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from gechat.evidence.base import EvidencePool
+from gechat.evidence.base import PARENS, EvidencePool
 from gechat.evidence.bridge import docs_named
 from gechat.evidence.compare import OPTIONS, mentions
 from gechat.lexical import content_keys
@@ -40,7 +40,7 @@ def options(question: str) -> tuple[str, str] | None:
     for pattern in _PATTERNS:
         found = list(pattern.finditer(q))
         if found:
-            a, b = (re.sub(r"\s*\([^()]*\)", "", g).strip(" .\"'") for g in found[-1].groups())
+            a, b = (PARENS.sub("", g).strip(" .\"'") for g in found[-1].groups())
             if content_keys(a) and content_keys(b) and content_keys(a) != content_keys(b):
                 return a, b
     return None

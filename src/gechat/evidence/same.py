@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.base import QUALIFIER, ClaimInput, EvidencePool
 from gechat.evidence.compare import ROLES, Found, locate, mentions
 from gechat.lexical import words
 
@@ -49,7 +49,8 @@ _DEMONYM = re.compile(
     r"\b(" + "|".join(re.escape(d).replace(r"\ ", r"\s+") for d in sorted(_COUNTRY, key=len, reverse=True))
     + r")(?![\w])", re.IGNORECASE)
 # "(French title: ...)", "an English-language film", "sung in Spanish": a language, not a country
-_LANGUAGE_AFTER = re.compile(r"\s*-?\s*(title|language|name|version|dub|translation|subtitles|word)\b",
+# (possessive spaces: a long run of spaces is read once, not once per split between the two)
+_LANGUAGE_AFTER = re.compile(r"\s*+-?\s*+(title|language|name|version|dub|translation|subtitles|word)\b",
                              re.IGNORECASE)
 _LANGUAGE_BEFORE = re.compile(r"\b(in|into|from)\s+$", re.IGNORECASE)
 # what may stand between two nationality words of one description
@@ -59,10 +60,11 @@ _SAME = re.compile(r"\bsame\s+(?:country|nationality|citizenship)\b", re.IGNOREC
 _BODY = re.compile(r"(?:^|[\"“])\s*(?:are|were|is|was|do|does|did)\s+([^\"”]+?)\s*\?", re.IGNORECASE)
 # where the options end: "... both from the same", "... have the same", "... of the same"; in
 # lower case, since a title holds "Of" ("Law Of The Barbary Coast")
-_CLOSING = re.compile(r",?\s+(?:both\s+)?(?:from|of|have|has|had|share|shared)\s+(?:the\s+)?"
-                      r"(?:same\b|\w+\s+(?:from|that|who|which)\b).*$")
-# "The Nuthouse (Film)": a disambiguation the documents do not write
-_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+# Linear: (?<!\s) starts a match only where a run of spaces starts; runs and words are taken
+# whole (possessive), so a long run is read once.
+_CLOSING = re.compile(r",?(?<!\s)\s++(?:both\s++)?(?:from|of|have|has|had|share|shared)\s++(?:the\s+)?"
+                      r"(?:same\b|\w++\s++(?:from|that|who|which)\b).*$")
+_AND = re.compile(r"(?<!\s)\s++and\s+")  # linear, as _CLOSING
 _LEAD = re.compile(r"^(?:both\s+)?(?:(?:the\s+)?(?:films|movies|songs|albums|people|men|women)\b\s*[:,]?\s*)?",
                    re.IGNORECASE)
 _ROLE_OF = re.compile(rf"^(?:the\s+)?(?:{'|'.join(ROLES)})\s+of\s+(?:the\s+)?(?:film|movie|song|album|book|work)?\s*",
@@ -84,10 +86,10 @@ def parse(question: str) -> SameQuestion | None:
         return None
     span = _LEAD.sub("", _CLOSING.sub("", body.group(1))).strip(" ,")
     role = next((w.rstrip("s") for w in words(body.group(1)) if w in ROLES), None)
-    parts = re.split(r"\s+and\s+", span)
+    parts = _AND.split(span)
     splits = []
     for i in range(1, len(parts)):
-        a, b = (_QUALIFIER.sub("", _ROLE_OF.sub("", " and ".join(p)) if role else " and ".join(p)).strip(" ,")
+        a, b = (QUALIFIER.sub("", _ROLE_OF.sub("", " and ".join(p)) if role else " and ".join(p)).strip(" ,")
                 for p in (parts[:i], parts[i:]))
         if words(a) and words(b):
             splits.append((a, b))
