@@ -11,6 +11,7 @@ never a wall-clock figure.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +42,8 @@ class Growth:
         return self.large_s <= BOUND * self.small_s or self.large_s < FLOOR_S
 
     def __str__(self) -> str:
+        if self.large_s == float("inf"):
+            return f"{self.input}: did not finish within {TIMEOUT_S:.0f} s (exponential?)"
         return (f"{self.input}: {self.small_s * 1e3:.2f} ms -> {self.large_s * 1e3:.2f} ms "
                 f"at {GROWTH}x the input ({self.ratio:.0f}x)")
 
@@ -60,11 +63,18 @@ def _best(fn: Callable[[str], object], text: str) -> float:
 
 
 def _child(conn: Connection, fn: Callable[[str], object], makes: Sequence[Make], n: int) -> None:
-    for make in makes:
-        small, large = make(n), make(GROWTH * n)
-        conn.send("start")
-        fn(small)  # warm caches and lazy imports before timing
-        conn.send((_best(fn, small), _best(fn, large)))
+    # No collector while timing: its pauses scale with the heap the test run left behind
+    # (traversed on each full collection), not with the input.
+    gc.freeze()
+    gc.disable()
+    try:
+        for make in makes:
+            small, large = make(n), make(GROWTH * n)
+            conn.send("start")
+            fn(small)  # warm caches and lazy imports before timing
+            conn.send((_best(fn, small), _best(fn, large)))
+    except Exception as e:  # a bug in fn, not slowness: the test shows it
+        conn.send(e)
     conn.close()
 
 
@@ -72,7 +82,8 @@ def growths(fn: Callable[[str], object], makes: Sequence[Make], n: int,
             timeout: float = TIMEOUT_S) -> list[Growth]:
     """``fn`` timed on ``make(n)`` and ``make(GROWTH * n)`` for each of ``makes``, in one
     child process. An input pair that takes longer than ``timeout`` ends the child and comes
-    back as a Growth with an infinite large time (an exponential case)."""
+    back as a Growth with an infinite large time (an exponential case); an exception raised
+    by ``fn`` is raised here."""
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, fn, makes, n), daemon=True)
@@ -84,7 +95,10 @@ def growths(fn: Callable[[str], object], makes: Sequence[Make], n: int,
             if not parent.poll(timeout) or parent.recv() != "start" or not parent.poll(timeout):
                 out.append(Growth(sample(make), float("nan"), float("inf")))
                 break
-            small_s, large_s = parent.recv()
+            got = parent.recv()
+            if isinstance(got, Exception):
+                raise got
+            small_s, large_s = got
             out.append(Growth(sample(make), small_s, large_s))
     except EOFError:
         raise RuntimeError(f"the timing process died (exit code {proc.exitcode})") from None

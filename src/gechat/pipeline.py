@@ -20,7 +20,7 @@ from gechat.answer import ANSWERERS, Answerer
 from gechat.answer.base import Draft
 from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
-from gechat.documents import chunk_sentences, load_document, split_sentences
+from gechat.documents import Deadline, chunk_sentences, load_document, split_sentences
 from gechat.errors import GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
 from gechat.graph import EXTRACTORS
@@ -195,8 +195,13 @@ class Workspace:
         timings: dict[str, float] = {}
         t = time.perf_counter()
         step("parsing")
-        parsed = load_document(path, max_bytes=int(self.settings.max_file_mb * 1024 * 1024))
-        sentences = split_sentences(parsed)
+        s = self.settings
+        budget = (s.ingest_budget_s, s.ingest_budget_s_per_mb)
+        parsed = load_document(path, max_bytes=int(s.max_file_mb * 1024 * 1024),
+                               deadline=Deadline.for_size(path.name, "parsing", len(data), *budget, unit="MB of file"))
+        split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget,
+                                         unit="MB of text")
+        sentences = split_sentences(parsed, split_budget)
         chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=self.settings.chunk_tokens,
                                  n_chunks=self.settings.n_chunks)
         timings["parse"] = time.perf_counter() - t

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gechat.documents.base import Loader
+from gechat.documents.budget import UNLIMITED, Deadline, IngestTimeoutError
 from gechat.documents.chunking import chunk_sentences, count_tokens
 from gechat.documents.docx import DocxLoader
 from gechat.documents.html import HtmlLoader
@@ -29,8 +30,10 @@ def supported_suffixes() -> list[str]:
     return sorted(LOADERS)
 
 
-def load_document(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedDocument:
-    """Load one file; raises ``LoadError`` (or ``UnsupportedFileError``) with a hint."""
+def load_document(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES,
+                  deadline: Deadline = UNLIMITED) -> ParsedDocument:
+    """Load one file; raises ``LoadError`` (or ``UnsupportedFileError``, or
+    ``IngestTimeoutError`` once ``deadline`` passes) with a hint."""
     path = Path(path)
     if not path.exists():
         raise LoadError(f"{path} does not exist.", hint="Check the path.")
@@ -48,7 +51,7 @@ def load_document(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedDo
     check_size(path, max_bytes)  # before parsing: a huge file must not be read at all
     if isinstance(loader, PdfLoader):
         loader = PdfLoader(max_bytes=max_bytes)
-    doc = loader.load(path)
+    doc = loader.load(path, deadline)
     _validate(doc, path)
     return doc
 
@@ -67,8 +70,11 @@ def _validate(doc: ParsedDocument, path: Path) -> None:
 
 __all__ = [
     "LOADERS",
+    "UNLIMITED",
+    "Deadline",
     "DocxLoader",
     "HtmlLoader",
+    "IngestTimeoutError",
     "Loader",
     "MarkdownLoader",
     "PdfLoader",

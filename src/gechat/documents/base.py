@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.types import ParsedDocument
 
 
 class Loader(Protocol):
-    """Reads one kind of file. Raises ``LoadError`` with a clear message on bad input."""
+    """Reads one kind of file. Raises ``LoadError`` with a clear message on bad input, and
+    ``IngestTimeoutError`` when ``deadline`` passes (checked between pages or paragraphs)."""
 
     suffixes: tuple[str, ...]
 
-    def load(self, path: Path) -> ParsedDocument: ...
+    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument: ...

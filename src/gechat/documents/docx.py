@@ -16,6 +16,7 @@ from docx.opc.exceptions import PackageNotFoundError
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
+from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.html import join_blocks
 from gechat.documents.text import require_text, single_page
 from gechat.errors import LoadError
@@ -25,7 +26,7 @@ from gechat.types import ParsedDocument
 class DocxLoader:
     suffixes: tuple[str, ...] = (".docx",)
 
-    def load(self, path: Path) -> ParsedDocument:
+    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
         try:
             document = docx.Document(str(path))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
@@ -35,16 +36,17 @@ class DocxLoader:
             ) from exc
         except OSError as exc:
             raise LoadError(f"Cannot read {path.name}: {exc}") from exc
-        paragraphs = docx_paragraphs(document)
+        paragraphs = docx_paragraphs(document, deadline)
         text, blocks = join_blocks(paragraphs)
         require_text(text, path)
         return ParsedDocument(text=text, kind="docx", title=path.stem, pages=single_page(text),
                               blocks=blocks)
 
 
-def docx_paragraphs(document: DocxDocument) -> list[str]:
+def docx_paragraphs(document: DocxDocument, deadline: Deadline = UNLIMITED) -> list[str]:
     out: list[str] = []
     for item in document.iter_inner_content():
+        deadline.check(f"paragraph {len(out) + 1}")
         if isinstance(item, Paragraph):
             para = _clean(item.text)
             if para:

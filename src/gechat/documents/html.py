@@ -12,6 +12,7 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.text import decode_text, read_bytes, require_text, single_page
 from gechat.errors import LoadError
 from gechat.types import ParsedDocument, Span
@@ -36,14 +37,14 @@ _SPACE = re.compile(r"\s+")
 class HtmlLoader:
     suffixes: tuple[str, ...] = (".html", ".htm")
 
-    def load(self, path: Path) -> ParsedDocument:
+    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
         source = decode_text(read_bytes(path))
         try:
             tree = LexborHTMLParser(source)
         except Exception as exc:  # selectolax raises plain errors on malformed input
             raise LoadError(f"{path.name} could not be parsed as HTML: {exc}") from exc
         root = tree.root
-        paragraphs = html_paragraphs(root) if root is not None else []
+        paragraphs = html_paragraphs(root, deadline) if root is not None else []
         text, blocks = join_blocks(paragraphs)
         require_text(text, path)
         return ParsedDocument(text=text, kind="html", title=path.stem, pages=single_page(text),
@@ -65,7 +66,7 @@ def join_blocks(paragraphs: list[str]) -> tuple[str, list[Span]]:
     return "".join(parts), blocks
 
 
-def html_paragraphs(root: LexborNode) -> list[str]:
+def html_paragraphs(root: LexborNode, deadline: Deadline = UNLIMITED) -> list[str]:
     out: list[str] = []
     buf: list[str] = []
 
@@ -79,6 +80,7 @@ def html_paragraphs(root: LexborNode) -> list[str]:
     # ``None`` marks the end of a block element.
     stack: list[LexborNode | None] = [root]
     while stack:
+        deadline.check(f"paragraph {len(out) + 1}")
         node = stack.pop()
         if node is None:
             flush()

@@ -29,6 +29,7 @@ from gechat.documents.pdf_layout import (
     repeated_keys,
     rows_of,
 )
+from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.errors import LoadError
 from gechat.types import Box, PageInfo, ParsedDocument, Span, WordBox
 
@@ -45,16 +46,16 @@ class PdfLoader:
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
 
-    def load(self, path: Path) -> ParsedDocument:
+    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
         check_size(path, self.max_bytes)
         with _open(path) as doc:
             if doc.page_count == 0:
                 raise LoadError(f"{path.name} is empty: the PDF has no pages.",
                                 hint="Export the document to PDF again.")
-            pages, failed = _extract(doc)
+            pages, failed = _extract(doc, deadline)
             if not any(p.lines for p in pages):
                 _raise_no_text(doc, path, failed)
-        return build_document(pages, title=path.stem)
+        return build_document(pages, title=path.stem, deadline=deadline)
 
 
 def check_size(path: Path, max_bytes: int) -> int:
@@ -108,10 +109,11 @@ class PageText:
     matrix: tuple[float, float, float, float, float, float] | None = None
 
 
-def _extract(doc: pymupdf.Document) -> tuple[list[PageText], int]:
+def _extract(doc: pymupdf.Document, deadline: Deadline = UNLIMITED) -> tuple[list[PageText], int]:
     pages: list[PageText] = []
     failed = 0
     for number in range(doc.page_count):
+        deadline.check(f"page {number + 1} of {doc.page_count} (reading words)")
         page = doc[number]
         shown = page.rect
         rotated = bool(page.rotation)
@@ -148,13 +150,14 @@ def _raise_no_text(doc: pymupdf.Document, path: Path, failed: int) -> None:
                     hint="Check the PDF in a viewer; if text shows, print it to a new PDF.")
 
 
-def build_document(pages: list[PageText], *, title: str) -> ParsedDocument:
+def build_document(pages: list[PageText], *, title: str, deadline: Deadline = UNLIMITED) -> ParsedDocument:
     """Lay the pages out as text, in reading order, with word boxes and blocks."""
     edges = [edge_rows(p.lines, p.height) for p in pages]
     keys = repeated_keys(edges)
     out = _TextBuilder()
     infos: list[PageInfo] = []
     for number, page in enumerate(pages, start=1):
+        deadline.check(f"page {number} of {len(pages)} (layout)")
         kept = drop_furniture(page.lines, edges[number - 1], keys, page.width)
         paras: list[list[Row]] = []
         for region in reading_regions(kept, page.width):

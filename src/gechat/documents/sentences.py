@@ -12,6 +12,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import pairwise
 
+from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.types import Box, PageInfo, ParsedDocument, SentenceSpan, WordBox
 
 # A sentence-end candidate: terminal punctuation, then closing quotes/brackets, then whitespace.
@@ -68,14 +69,17 @@ TARGET_WORDS = 80
 _LONG_CUTS = (re.compile(r";\s+"), re.compile(r"\n"))
 
 
-def split_sentences(doc: ParsedDocument) -> list[SentenceSpan]:
-    """Split every block of ``doc`` into sentences; PDF sentences get line boxes and a page."""
+def split_sentences(doc: ParsedDocument, deadline: Deadline = UNLIMITED) -> list[SentenceSpan]:
+    """Split every block of ``doc`` into sentences; PDF sentences get line boxes and a page.
+    ``deadline`` is checked between blocks (``IngestTimeoutError`` once it passes)."""
     text = doc.text
     page_starts = [p.start for p in doc.pages]
     words = sorted(doc.words, key=lambda w: w.start)
     word_ends = [w.end for w in words]
     out: list[SentenceSpan] = []
-    for block in sorted(doc.blocks, key=lambda b: b.start):
+    blocks = sorted(doc.blocks, key=lambda b: b.start)
+    for i, block in enumerate(blocks, start=1):
+        deadline.check(f"paragraph {i} of {len(blocks)}" + (f" (page {block.page})" if doc.kind == "pdf" else ""))
         for start, end in split_spans(text, block.start, block.end):
             page = _page_of(page_starts, doc.pages, start, block.page)
             boxes = _boxes_for(words, word_ends, start, end, page) if words else []

@@ -11,6 +11,7 @@ import codecs
 import re
 from pathlib import Path
 
+from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.errors import LoadError
 from gechat.types import PageInfo, ParsedDocument, Span
 
@@ -69,11 +70,13 @@ class TextLoader:
 
     suffixes: tuple[str, ...] = (".txt",)
 
-    def load(self, path: Path) -> ParsedDocument:
+    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
         text = decode_text(read_bytes(path))
         require_text(text, path)
-        blocks = [Span(start=m.start(), end=_rstrip_end(text, m.start(), m.end()))
-                  for m in _PARA.finditer(text)]
+        blocks = []
+        for m in _PARA.finditer(text):
+            deadline.check(f"paragraph {len(blocks) + 1}")
+            blocks.append(Span(start=m.start(), end=_rstrip_end(text, m.start(), m.end())))
         return ParsedDocument(text=text, kind="txt", title=path.stem, pages=single_page(text),
                               blocks=blocks)
 
@@ -99,14 +102,14 @@ class MarkdownLoader:
 
     suffixes: tuple[str, ...] = (".md", ".markdown")
 
-    def load(self, path: Path) -> ParsedDocument:
+    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
         text = decode_text(read_bytes(path))
         require_text(text, path)
         return ParsedDocument(text=text, kind="md", title=path.stem, pages=single_page(text),
-                              blocks=markdown_blocks(text))
+                              blocks=markdown_blocks(text, deadline))
 
 
-def markdown_blocks(text: str) -> list[Span]:
+def markdown_blocks(text: str, deadline: Deadline = UNLIMITED) -> list[Span]:
     blocks: list[Span] = []
     open_start: int | None = None  # start of the paragraph / list item being collected
     open_end = 0
@@ -119,7 +122,8 @@ def markdown_blocks(text: str) -> list[Span]:
         open_start = None
 
     pos = 0
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), start=1):
+        deadline.check(f"line {number}")
         line_start, line_end = pos, pos + len(line)
         pos = line_end + 1
         fence = _FENCE.match(line)
