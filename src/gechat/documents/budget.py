@@ -33,7 +33,7 @@ class Deadline:
     stage: str  # "parsing", "splitting": what the error says was too slow
     seconds: float | None
     why: str = ""  # how the budget was set, for the message
-    clock: Callable[[], float] = time.monotonic
+    clock: Callable[[], float] = time.perf_counter
     started: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pymupdf
 
+from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.pdf_layout import (
     Line,
     RawWord,
@@ -29,7 +30,6 @@ from gechat.documents.pdf_layout import (
     repeated_keys,
     rows_of,
 )
-from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.errors import LoadError
 from gechat.types import Box, PageInfo, ParsedDocument, Span, WordBox
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from gechat.evidence.base import PARENS, QUALIFIER, EvidencePool
 from gechat.evidence.compare import following, mentions
-from gechat.evidence.kin import NAME_WORD, about, parent, same_person
+from gechat.evidence.kin import about, parent, same_person
 from gechat.lexical import content_keys
 from gechat.types import Sentence
 

@@ -27,7 +27,7 @@ _OF = re.compile(rf"\b(?:is|was)\s+(?:the\s+)?{_SIDE}\s+of\s+(.+?)\s*\?", re.IGN
 _POSSESSIVE = re.compile(rf"\b(?:is|was)\s+(.{{1,200}}?)['’]s?\s+{_SIDE}\s*\?", re.IGNORECASE)
 # a name: capitalised words, with the particles and ordinal titles names hold
 # ("Charles Howard, 1st Earl of Carlisle", "Gofraid ua Ímair", "Axel Julius De la Gardie")
-NAME_WORD = r"[A-ZÀ-Þ][\w'’.-]*"  # a capitalised word of a name (also gechat.evidence.chain)
+NAME_WORD = r"[A-ZÀ-Þ][\w'’.-]*"  # a capitalised word of a name
 _PARTICLE = r"(?:of|de|del|della|di|da|du|la|le|von|van|der|den|ua|mac|al|bin|ibn|the|y|zu)"
 _BARE = rf"{NAME_WORD}(?:\s+(?:{_PARTICLE}\s+)*{NAME_WORD})*"
 _NAME = rf"{_BARE}(?:,\s+(?:\d+(?:st|nd|rd|th)\s+)?{_BARE})?"  # "..., 1st Earl of Carlisle", "..., Duke of X"

@@ -1,0 +1,187 @@
+"""Ingestion speed, and the worst inputs the text path can meet.
+
+    python benchmarks/ingest.py [--limit N] [--synthetic-only]
+
+Real documents: every PDF in ../shared/data/pdfs and ../shared/data/financebench/pdfs (public
+SEC filings, 50-200 pages) is added with ``Workspace.add`` and the default settings (parsing,
+sentence splitting, chunking, MiniLM int8 embeddings, the fast spaCy graph) to a fresh
+workspace. Per file: pages per second of the whole add, and seconds per MB of extracted text,
+for the text path (parse + split + chunk) and for the whole add.
+
+Synthetic worst cases, made here: a 200-page table of contents whose leader dots are glued to
+the page numbers ("Item 7 ......35", the input that once hung ingestion), as a PDF (whole add)
+and as text; and 1 MB of one punctuation mark, or a short mix, as .txt (text path: loading,
+sentence splitting and chunking with the default time budget).
+
+Keys: ``worst_case_seconds_per_mb`` (the slowest text path, any input, seconds per MB of text)
+and ``financebench_pages_per_second_median`` (whole add). Targets (issue 33): no input slower
+than 5 s per MB of text; the filings at 2 pages a second or more.
+Writes benchmarks/results/ingest.{md,json}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import pymupdf
+from tqdm import tqdm
+
+from common import RESULTS
+from gechat.documents import Deadline, chunk_sentences, load_document, split_sentences
+from gechat.errors import GechatError
+from gechat.eval import report
+from gechat.pipeline import Workspace
+from gechat.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+MB = 1_000_000
+# 1 MB of one mark, or of a short mix: runs of each, dots glued to digits, unicode ellipses
+PUNCTUATION = {"dots": ".", "ellipses": "…", "exclamations": "!", "questions": "?", "hyphens": "-",
+               "commas": ",", "semicolons": ";", "spaces": " ", "newlines": "\n",
+               "dots glued to digits": ".1", "initials": "A. ", "mixed": ".?!… \n",
+               "leader line": "Item 7 " + "." * 160 + "35\n"}
+
+
+def toc_lines(pages: int, per_page: int = 48) -> list[list[str]]:
+    """A table of contents: a title, leader dots, the page number glued to the dots."""
+    out = []
+    for p in range(pages):
+        lines = []
+        for i in range(per_page):
+            k = p * per_page + i + 1
+            title = f"Item {k % 16 + 1}{'AB'[k % 2]}. Section {k} of the annual report"
+            lines.append(title + " " + "." * (110 - len(title)) + str(3 + k // 3))
+        out.append(lines)
+    return out
+
+
+def make_toc_pdf(path: Path, pages: int = 200) -> Path:
+    doc = pymupdf.open()  # type: ignore[no-untyped-call]
+    for lines in toc_lines(pages):
+        page = doc.new_page(width=612, height=792)  # type: ignore[no-untyped-call]
+        for i, line in enumerate(lines):
+            page.insert_text((36, 40 + 15 * i), line, fontsize=8, fontname="cour")  # type: ignore[no-untyped-call]
+    doc.save(str(path))  # type: ignore[no-untyped-call]
+    doc.close()  # type: ignore[no-untyped-call]
+    return path
+
+
+def text_path(path: Path, settings: Settings) -> dict[str, object]:
+    """What ``Workspace.add`` does before embedding, with the same time budgets."""
+    t = time.perf_counter()
+    budget = (settings.ingest_budget_s, settings.ingest_budget_s_per_mb)
+    row: dict[str, object] = {"file": path.name, "kind": "synthetic", "file_mb": round(path.stat().st_size / MB, 3)}
+    try:
+        doc = load_document(path, deadline=Deadline.for_size(path.name, "parsing", path.stat().st_size, *budget))
+        sentences = split_sentences(doc, Deadline.for_size(path.name, "sentence splitting", len(doc.text), *budget))
+        chunks = chunk_sentences(sentences, doc.text, chunk_tokens=settings.chunk_tokens)
+    except GechatError as e:
+        return {**row, "error": e.message, "text_seconds": round(time.perf_counter() - t, 3)}
+    seconds = time.perf_counter() - t
+    text_mb = len(doc.text.encode("utf-8")) / MB
+    return {**row, "pages": len(doc.pages), "text_mb": round(text_mb, 3), "sentences": len(sentences),
+            "chunks": len(chunks), "text_seconds": round(seconds, 3),
+            "text_s_per_mb": round(seconds / max(text_mb, 1e-9), 3)}
+
+
+def whole_add(path: Path, kind: str, settings: Settings, work: Path, embedder: object) -> dict[str, object]:
+    ws = Workspace(work / path.stem, settings, embedder=embedder)  # type: ignore[arg-type]
+    try:
+        (res,) = ws.add([path])
+        row: dict[str, object] = {"file": path.name, "kind": kind, "file_mb": round(path.stat().st_size / MB, 3)}
+        if res.status != "added" or res.document is None:
+            return {**row, "error": res.error.message if res.error else res.status}
+        text_mb = len(ws.store.document_text(res.document.id).encode("utf-8")) / MB
+        pages = res.document.n_pages
+        text_s = res.steps.get("parse", 0.0)
+        return {**row, "pages": pages, "text_mb": round(text_mb, 3), "sentences": res.document.n_sentences,
+                "seconds": round(res.seconds, 2), "text_seconds": round(text_s, 3),
+                "embed_seconds": round(res.steps.get("embed", 0.0), 2),
+                "graph_seconds": round(res.steps.get("graph", 0.0), 2),
+                "pages_per_s": round(pages / res.seconds, 2), "s_per_mb": round(res.seconds / text_mb, 2),
+                "text_s_per_mb": round(text_s / text_mb, 3)}
+    finally:
+        ws.close()
+
+
+def summary(rows: list[dict[str, object]]) -> tuple[dict[str, object], str]:
+    ok = [r for r in rows if "error" not in r]
+    fb = [float(r["pages_per_s"]) for r in ok if r["kind"] == "financebench"]  # type: ignore[arg-type]
+    papers = [float(r["pages_per_s"]) for r in ok if r["kind"] == "pdfs"]  # type: ignore[arg-type]
+    worst = max(ok, key=lambda r: float(r["text_s_per_mb"]))  # type: ignore[arg-type]
+    flat: dict[str, object] = {
+        "worst_case_seconds_per_mb": worst["text_s_per_mb"], "worst_case_input": worst["file"],
+        "financebench_pages_per_second_median": round(statistics.median(fb), 2) if fb else None,
+        "financebench_pages_per_second_min": round(min(fb), 2) if fb else None,
+        "financebench_files": len(fb),
+        "pdfs_pages_per_second_median": round(statistics.median(papers), 2) if papers else None,
+        "stopped_by_budget": [r["file"] for r in rows if "was stopped" in str(r.get("error", ""))],
+        "refused": [r["file"] for r in rows if "error" in r and "was stopped" not in str(r["error"])],
+        "rows": rows,
+    }
+    head = ("| file | kind | pages | text MB | text path s/MB | whole add s | pages/s | embed s | graph s |\n"
+            "|---|---|---|---|---|---|---|---|---|\n")
+    lines = [f"| {r['file']} | {r['kind']} | {r.get('pages', '')} | {r.get('text_mb', '')} | "
+             f"{r.get('text_s_per_mb', r.get('error', ''))} | {r.get('seconds', '')} | {r.get('pages_per_s', '')} | "
+             f"{r.get('embed_seconds', '')} | {r.get('graph_seconds', '')} |" for r in rows]
+    body = (f"- worst text path: **{flat['worst_case_seconds_per_mb']} s per MB of text** ({worst['file']}); "
+            "target: at most 5\n"
+            f"- FinanceBench filings, whole add with the default settings: median "
+            f"**{flat['financebench_pages_per_second_median']} pages/s** "
+            f"(slowest {flat['financebench_pages_per_second_min']}) "
+            f"over {len(fb)} files; target: at least 2\n"
+            f"- the papers and government PDFs: median {flat['pdfs_pages_per_second_median']} pages/s\n"
+            f"- stopped by the time budget: {', '.join(map(str, flat['stopped_by_budget'])) or 'none'}; "  # type: ignore[call-overload]
+            f"refused: {', '.join(map(str, flat['refused'])) or 'none'}\n\n"  # type: ignore[call-overload]
+            "Text path = loading, sentence splitting and chunking (seconds per MB of extracted text). "
+            "Whole add = text path + embeddings (sentences and chunks) + storing + the fast graph.\n\n"
+            + head + "\n".join(lines))
+    return flat, body
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=None, help="at most this many PDFs per folder")
+    ap.add_argument("--synthetic-only", action="store_true", help="only the generated worst cases (minutes)")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args()
+    settings = Settings.load("default")
+    rows: list[dict[str, object]] = []
+    with tempfile.TemporaryDirectory(prefix="gechat-ingest-") as tmp:
+        work = Path(tmp)
+        for name, unit in tqdm(PUNCTUATION.items(), desc="synthetic", file=sys.stderr):
+            f = work / f"{name.replace(' ', '-')}.txt"
+            # between two words, so a file of spaces is not refused as empty
+            f.write_text("Start " + unit * (MB // len(unit.encode("utf-8"))) + " end.")
+            rows.append({**text_path(f, settings), "file": f"1 MB of {name} ({f.name})"})
+        toc_txt = work / "toc-200-pages.txt"
+        toc_txt.write_text("\n\n".join("\n".join(p) for p in toc_lines(200)))
+        rows.append(text_path(toc_txt, settings))
+        embedder = Workspace(work / "probe", settings).embedder
+        files = [("synthetic", make_toc_pdf(work / "toc-200-pages.pdf"))]
+        if not args.synthetic_only:
+            for kind, folder in (("pdfs", DATA / "pdfs"), ("financebench", DATA / "financebench" / "pdfs")):
+                files += [(kind, p) for p in sorted(folder.glob("*.pdf"))[: args.limit]]
+        for kind, path in tqdm(files, desc="whole add", file=sys.stderr):
+            rows.append(whole_add(path, kind, settings, work, embedder))
+    flat, body = summary(rows)
+    meta = {"models": "all-MiniLM-L6-v2 int8 (embeddings); spaCy en_core_web_sm (fast graph); no LLM",
+            "settings": f"defaults: chunk_tokens {settings.chunk_tokens}, graph {settings.graph}, "
+                        f"ingest budget {settings.ingest_budget_s} s + {settings.ingest_budget_s_per_mb} s per MB"}
+    path = report.write("ingest", flat, body, meta, results=args.out)
+    print(f"wrote {path}")
+    for key in ("worst_case_seconds_per_mb", "worst_case_input", "financebench_pages_per_second_median",
+                "pdfs_pages_per_second_median", "stopped_by_budget", "refused"):
+        print(f"  {key}: {flat[key]}")
+
+
+if __name__ == "__main__":
+    main()
