@@ -39,6 +39,7 @@ def test_the_budget_grows_with_the_size() -> None:
     assert d.seconds == pytest.approx(120.0)
     assert "60 s + 30 s per MB x 2.00 MB" in d.why
     assert Deadline.for_size("a.txt", "parsing", 10**9, None, 30.0).seconds is None  # no limit
+    assert Deadline.for_size("a.txt", "parsing", 10**9, 0.0, 30.0).seconds is None
 
 
 def test_sentence_splitting_stops_between_paragraphs() -> None:

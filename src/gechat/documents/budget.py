@@ -42,8 +42,9 @@ class Deadline:
     @classmethod
     def for_size(cls, name: str, stage: str, size_bytes: int, base_s: float | None, per_mb_s: float,
                  unit: str = "MB") -> Deadline:
-        """``base_s + per_mb_s x size``: a budget that grows with the document."""
-        if base_s is None:
+        """``base_s + per_mb_s x size``: a budget that grows with the document; none when
+        ``base_s`` is 0 or None."""
+        if not base_s:
             return cls(name, stage, None)
         mb = size_bytes / 1e6
         return cls(name, stage, base_s + per_mb_s * mb,

@@ -73,7 +73,7 @@ class TextLoader:
     def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
         text = decode_text(read_bytes(path))
         require_text(text, path)
-        blocks = []
+        blocks: list[Span] = []
         for m in _PARA.finditer(text):
             deadline.check(f"paragraph {len(blocks) + 1}")
             blocks.append(Span(start=m.start(), end=_rstrip_end(text, m.start(), m.end())))
