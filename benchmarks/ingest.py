@@ -34,10 +34,9 @@ import pymupdf
 from tqdm import tqdm
 
 from common import RESULTS
-from gechat.documents import Deadline, chunk_sentences, load_document, split_sentences
 from gechat.errors import GechatError
 from gechat.eval import report
-from gechat.pipeline import Workspace
+from gechat.pipeline import Workspace, read_document
 from gechat.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,12 +76,9 @@ def make_toc_pdf(path: Path, pages: int = 200) -> Path:
 def text_path(path: Path, settings: Settings) -> dict[str, object]:
     """What ``Workspace.add`` does before embedding, with the same time budgets."""
     t = time.perf_counter()
-    budget = (settings.ingest_budget_s, settings.ingest_budget_s_per_mb)
     row: dict[str, object] = {"file": path.name, "kind": "synthetic", "file_mb": round(path.stat().st_size / MB, 3)}
     try:
-        doc = load_document(path, deadline=Deadline.for_size(path.name, "parsing", path.stat().st_size, *budget))
-        sentences = split_sentences(doc, Deadline.for_size(path.name, "sentence splitting", len(doc.text), *budget))
-        chunks = chunk_sentences(sentences, doc.text, chunk_tokens=settings.chunk_tokens)
+        doc, sentences, chunks = read_document(path, path.stat().st_size, settings)
     except GechatError as e:
         return {**row, "error": e.message, "text_seconds": round(time.perf_counter() - t, 3)}
     seconds = time.perf_counter() - t

@@ -34,7 +34,7 @@ from gechat.retrieve import RETRIEVERS, Retriever
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
 from gechat.store.sqlite import SQLiteStore
-from gechat.types import Answer, ChunkHit, Document, Usage
+from gechat.types import Answer, ChunkHit, ChunkSpan, Document, ParsedDocument, SentenceSpan, Usage
 
 DB_NAME = "gechat.sqlite"
 Progress = Callable[[str, str], None]  # (file, step)
@@ -195,15 +195,7 @@ class Workspace:
         timings: dict[str, float] = {}
         t = time.perf_counter()
         step("parsing")
-        s = self.settings
-        budget = (s.ingest_budget_s, s.ingest_budget_s_per_mb)
-        parsed = load_document(path, max_bytes=int(s.max_file_mb * 1024 * 1024),
-                               deadline=Deadline.for_size(path.name, "parsing", len(data), *budget, unit="MB of file"))
-        split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget,
-                                         unit="MB of text")
-        sentences = split_sentences(parsed, split_budget)
-        chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=self.settings.chunk_tokens,
-                                 n_chunks=self.settings.n_chunks)
+        parsed, sentences, chunks = read_document(path, len(data), self.settings)
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
         step("embedding")
@@ -349,6 +341,20 @@ class Workspace:
 
     def close(self) -> None:
         self.store.close()
+
+
+def read_document(path: Path, size: int, settings: Settings
+                  ) -> tuple[ParsedDocument, list[SentenceSpan], list[ChunkSpan]]:
+    """What adding a file does before embedding: load, split and chunk it, within the
+    settings' size limit and time budgets (``size``: the file's bytes)."""
+    s = settings
+    budget = (s.ingest_budget_s, s.ingest_budget_s_per_mb)
+    parsed = load_document(path, max_bytes=int(s.max_file_mb * 1024 * 1024),
+                           deadline=Deadline.for_size(path.name, "parsing", size, *budget, unit="MB of file"))
+    split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget, unit="MB of text")
+    sentences = split_sentences(parsed, split_budget)
+    chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=s.chunk_tokens, n_chunks=s.n_chunks)
+    return parsed, sentences, chunks
 
 
 class _Lazy:
