@@ -43,7 +43,6 @@ REVIEWED_DYNAMIC = {
     # a named constant, fullmatch on a short identifier
     "api/workspaces.py": ["re.compile(WS_ID_PATTERN)"],
 }
-_SEARCHING = {"search", "finditer", "findall", "sub", "subn", "split"}
 
 
 @dataclass
