@@ -121,8 +121,7 @@ def test_pdf_boxes_merge_per_line_and_page() -> None:
         start = text.index(w, pos)
         pos = start + len(w)
         y = 10.0 if i < 2 else 30.0  # two printed lines
-        words.append(WordBox(start=start, end=pos,
-                             box=Box(page=1, x0=10.0 * i, y0=y, x1=10.0 * i + 8, y1=y + 9)))
+        words.append(WordBox(start=start, end=pos, page=1, x0=10.0 * i, y0=y, x1=10.0 * i + 8, y1=y + 9))
     doc = ParsedDocument(text=text, kind="pdf", title="t",
                          pages=[PageInfo(number=1, start=0, end=len(text))],
                          blocks=[Span(start=0, end=len(text))], words=words)

@@ -31,7 +31,7 @@ from gechat.documents.pdf_layout import (
     rows_of,
 )
 from gechat.errors import LoadError
-from gechat.types import Box, PageInfo, ParsedDocument, Span, WordBox
+from gechat.types import PageInfo, ParsedDocument, Span, WordBox
 
 DEFAULT_MAX_BYTES = 200_000_000  # 200 MB
 # Ligatures are expanded ("ﬁ" -> "fi") so the text matches what people type and search for.
@@ -205,35 +205,37 @@ class _TextBuilder:
         self.pos += len(text)
 
     def paragraph(self, rows: list[Row], number: int, page: PageText) -> None:
-        start = self.pos
-        words: list[tuple[Word, bool]] = []  # (word, is it the last word of its row)
+        # One tight loop: this runs once per word of the document (~100,000 in a 10-K).
+        start = pos = self.pos
+        flat: list[Word] = []
+        line_ends: set[int] = set()  # index of each row's last word
         for row in rows:
-            row_words = row.words
-            words.extend((w, i == len(row_words) - 1) for i, w in enumerate(row_words))
+            flat.extend(row.words)
+            line_ends.add(len(flat) - 1)
+        parts, boxes = self.parts, self.words
+        m, w, h = page.matrix, page.shown_width, page.shown_height
+        n = len(flat)
         join_next = False
-        for k, (word, line_end) in enumerate(words):
+        for k, word in enumerate(flat):
             if k and not join_next:
-                self.add(" ")
+                parts.append(" ")
+                pos += 1
             text = word.text
-            nxt = words[k + 1][0].text if k + 1 < len(words) else ""
-            join_next = line_end and bool(nxt) and _hyphen_break(text, nxt)
+            join_next = k in line_ends and k + 1 < n and _hyphen_break(text, flat[k + 1].text)
             if join_next:
-                text = _join_piece(text, nxt)
-            self._word(text, word, number, page)
-        self.blocks.append(Span(start=start, end=self.pos, page=number))
-
-    def _word(self, text: str, word: Word, number: int, page: PageText) -> None:
-        x0, y0, x1, y1 = word.x0, word.y0, word.x1, word.y1
-        if page.matrix is not None:
-            x0, y0, x1, y1 = _transform(page.matrix, x0, y0, x1, y1)
-        w, h = page.shown_width, page.shown_height
-        if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
-            # Glyph boxes may poke past the page edge; boxes must stay on the page.
-            x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
-            y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
-        box = Box(page=number, x0=x0, y0=y0, x1=x1, y1=y1)
-        self.words.append(WordBox(start=self.pos, end=self.pos + len(text), box=box))
-        self.add(text)
+                text = _join_piece(text, flat[k + 1].text)
+            x0, y0, x1, y1 = word.x0, word.y0, word.x1, word.y1
+            if m is not None:
+                x0, y0, x1, y1 = _transform(m, x0, y0, x1, y1)
+            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+                # Glyph boxes may poke past the page edge; boxes must stay on the page.
+                x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
+                y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
+            boxes.append(WordBox(pos, pos + len(text), number, x0, y0, x1, y1))
+            parts.append(text)
+            pos += len(text)
+        self.pos = pos
+        self.blocks.append(Span(start=start, end=pos, page=number))
 
 
 def _transform(

@@ -54,10 +54,15 @@ class Line:
     y1: float = 0.0
 
     def __post_init__(self) -> None:
-        self.x0 = min(w.x0 for w in self.words)
-        self.y0 = min(w.y0 for w in self.words)
-        self.x1 = max(w.x1 for w in self.words)
-        self.y1 = max(w.y1 for w in self.words)
+        words = self.words
+        if len(words) == 1:  # most lines of a table page: one cell, one word
+            w = words[0]
+            self.x0, self.y0, self.x1, self.y1 = w.x0, w.y0, w.x1, w.y1
+            return
+        self.x0 = min([w.x0 for w in words])
+        self.y0 = min([w.y0 for w in words])
+        self.x1 = max([w.x1 for w in words])
+        self.y1 = max([w.y1 for w in words])
 
     @property
     def text(self) -> str:
@@ -284,22 +289,38 @@ def _columns(blocks: list[list[Line]], width: float) -> list[tuple[float, float]
 
 
 def rows_of(lines: list[Line]) -> list[Row]:
-    """Group lines sharing a baseline into rows, top to bottom, cells left to right."""
-    rows: list[Row] = []
-    for ln in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
-        if rows and _overlaps_row(rows[-1], ln):
-            rows[-1].add(ln)
+    """Group lines sharing a baseline into rows, top to bottom, cells left to right.
+
+    A line joins the row above when it shares more than half the height of the shorter of
+    it and the row's last line.
+    """
+    # Plain locals, no Row objects until the end: this runs for every line of every page.
+    groups: list[list[Line]] = []
+    top = bottom = last_h = 0.0
+    for ln in sorted(lines, key=_centre):
+        h = max(ln.y1 - ln.y0, 1.0)
+        if groups and min(bottom, ln.y1) - max(top, ln.y0) > 0.5 * min(last_h, h):
+            groups[-1].append(ln)
+            top, bottom = min(top, ln.y0), max(bottom, ln.y1)
         else:
-            rows.append(Row(lines=[ln]))
-    for row in rows:
-        row.lines.sort(key=lambda ln: ln.x0)
+            groups.append([ln])
+            top, bottom = ln.y0, ln.y1
+        last_h = h
+    rows: list[Row] = []
+    for group in groups:
+        group.sort(key=_left)
+        row = Row(lines=group)
         row.table = _is_table_row(row)
+        rows.append(row)
     return rows
 
 
-def _overlaps_row(row: Row, ln: Line) -> bool:
-    last = row.lines[-1]
-    return min(row.y1, ln.y1) - max(row.y0, ln.y0) > 0.5 * min(last.height, ln.height)
+def _centre(ln: Line) -> float:
+    return (ln.y0 + ln.y1) / 2
+
+
+def _left(ln: Line) -> float:
+    return ln.x0
 
 
 def _is_table_row(row: Row) -> bool:

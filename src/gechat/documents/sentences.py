@@ -11,6 +11,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import pairwise
+from operator import itemgetter
 
 from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.types import Box, PageInfo, ParsedDocument, SentenceSpan, WordBox
@@ -74,7 +75,7 @@ def split_sentences(doc: ParsedDocument, deadline: Deadline = UNLIMITED) -> list
     ``deadline`` is checked between blocks (``IngestTimeoutError`` once it passes)."""
     text = doc.text
     page_starts = [p.start for p in doc.pages]
-    words = sorted(doc.words, key=lambda w: w.start)
+    words = sorted(doc.words, key=itemgetter(0))  # by start
     word_ends = [w.end for w in words]
     out: list[SentenceSpan] = []
     blocks = sorted(doc.blocks, key=lambda b: b.start)
@@ -239,34 +240,36 @@ def _page_of(page_starts: list[int], pages: list[PageInfo], pos: int, default: i
 def _boxes_for(words: list[WordBox], word_ends: list[int], start: int, end: int,
                page: int) -> list[Box]:
     """One rectangle per printed line: word boxes overlapping [start, end), merged."""
-    boxes: list[Box] = []
+    # Plain floats and comparisons, models only at the end: this runs once per word.
+    lines: list[tuple[float, float, float, float]] = []
     i = bisect_right(word_ends, start)
     n = len(words)
     while i < n and words[i].start < end:
-        b = words[i].box
+        _, _, p, x0, y0, x1, y1 = words[i]
         i += 1
-        if b.page != page:
+        if p != page:
             continue
-        if boxes and _same_line(boxes[-1], b):
-            last = boxes[-1]
-            boxes[-1] = Box(page=page, x0=min(last.x0, b.x0), y0=min(last.y0, b.y0),
-                            x1=max(last.x1, b.x1), y1=max(last.y1, b.y1))
+        if lines and _same_line(lines[-1], x0, y0, x1, y1):
+            a0, b0, a1, b1 = lines[-1]
+            lines[-1] = (a0 if a0 < x0 else x0, b0 if b0 < y0 else y0,
+                         a1 if a1 > x1 else x1, b1 if b1 > y1 else y1)
         else:
-            # A copy: a sentence's boxes must not alias the document's word boxes.
-            boxes.append(Box(page=page, x0=b.x0, y0=b.y0, x1=b.x1, y1=b.y1))
-    return boxes
+            lines.append((x0, y0, x1, y1))
+    return [Box(page=page, x0=a, y0=b, x1=c, y1=d) for a, b, c, d in lines]
 
 
-def _same_line(a: Box, b: Box) -> bool:
-    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
-    height = min(a.y1 - a.y0, b.y1 - b.y0)
-    # Same line when the boxes share most of their height and b continues to the right.
-    if overlap > 0.5 * max(height, 1e-6) and b.x0 >= a.x0 - 1.0:
+def _same_line(a: tuple[float, float, float, float], x0: float, y0: float, x1: float,
+               y1: float) -> bool:
+    ax0, ay0, ax1, ay1 = a
+    overlap = (ay1 if ay1 < y1 else y1) - (ay0 if ay0 > y0 else y0)
+    height = min(ay1 - ay0, y1 - y0)
+    # Same line when the boxes share most of their height and the word continues to the right.
+    if overlap > 0.5 * max(height, 1e-6) and x0 >= ax0 - 1.0:
         return True
     # Text on a rotated page runs up or down: share most of the width instead.
-    upright = a.y1 - a.y0 > a.x1 - a.x0 and b.y1 - b.y0 > b.x1 - b.x0
-    x_overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
-    return upright and x_overlap > 0.5 * max(min(a.x1 - a.x0, b.x1 - b.x0), 1e-6)
+    upright = ay1 - ay0 > ax1 - ax0 and y1 - y0 > x1 - x0
+    x_overlap = min(ax1, x1) - max(ax0, x0)
+    return upright and x_overlap > 0.5 * max(min(ax1 - ax0, x1 - x0), 1e-6)
 
 
 __all__ = ["split_sentences", "split_spans"]
