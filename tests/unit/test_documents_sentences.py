@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gechat.documents.sentences import MAX_WORDS, split_sentences
-from gechat.types import Box, PageInfo, ParsedDocument, Span, WordBox
+from gechat.types import PageInfo, ParsedDocument, Span, WordBox
 
 
 def doc_of(*paragraphs: str) -> ParsedDocument:
