@@ -3,7 +3,7 @@
 Oracle mode, no LLM: each question's gold answer, phrased as a claim, must be supported by
 the gold supporting sentences of its ten paragraphs, and another question's answer must not
 come out supported. Every (sentence, claim) pair is scored once by the entailment model and
-memoised, then the real ObjectiveSelector is re-run for each point of the grid:
+memoised, then the real evidence chain is re-run for each point of the grid:
 
 - len_norm (words / log / none) and beta (alpha = 1: only the ratio moves the argmax),
 - set_gain: None (sentence sets only when no single sentence passes) or the entailment gain a
@@ -46,7 +46,7 @@ from gechat.eval.datasets import twowiki
 from gechat.eval.evidence import prf
 from gechat.eval.metrics import balanced_accuracy
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool, candidate_count, verdict_thresholds
-from gechat.evidence.objective import ObjectiveSelector
+from gechat.evidence.chain import EvidenceChain
 from gechat.models import build_llm
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import EntailmentScorer
@@ -104,10 +104,10 @@ class Case:
     gold: set[int]
 
 
-def evaluate(sel: ObjectiveSelector, cases: list[Case], memo: MemoScorer | None = None) -> dict[str, float]:
+def evaluate(sel: EvidenceChain, cases: list[Case], memo: MemoScorer | None = None) -> dict[str, float]:
     """Oracle F1 (P / R), verdict balanced accuracy and pairs per claim; ``memo`` counts the
     pairs when the selector's scorer wraps it."""
-    memo = memo or sel.scorer  # type: ignore[assignment]
+    memo = memo or sel.context.scorer  # type: ignore[assignment]
     assert isinstance(memo, MemoScorer)
     before = memo.requested
     scores, preds, golds, contra = [], [], [], [0, 0]
@@ -169,14 +169,14 @@ def main() -> None:
     base_supported, contradicted = verdict_thresholds(settings, bench.scorer)
 
     def selector(len_norm: str, beta: float, gain: float | None, top: int, anchors: int | None, most: int,
-                 thr: float) -> ObjectiveSelector:
+                 thr: float) -> EvidenceChain:
         # the registry's own factory, so a grid point is built exactly as the defaults are
         point = settings.model_copy(update={
             "alpha": 1.0, "beta": beta, "len_norm": len_norm, "set_gain": gain, "set_top": top,
             "set_anchors": anchors, "set_max": most, "supported_threshold": thr,
             "evidence_max_candidates": n_cands, "contradicted_threshold": contradicted})
         sel = SELECTORS.create("nli-objective", point, scorer=scorer, embedder=embedder)
-        assert isinstance(sel, ObjectiveSelector)
+        assert isinstance(sel, EvidenceChain)
         return sel
 
     t1 = time.perf_counter()

@@ -4,16 +4,8 @@ Oracle mode, as in calibrate_evidence.py (the gold answer phrased as a claim mus
 by the gold sentences; another question's answer must not come out supported), each variant
 against the defaults on the same questions:
 
-- ``title``: each premise read with its document's title first ("Title: sentence", as
-  fact-verification systems do with Wikipedia pages), so a sentence that says "He ..." names
-  its subject; ``title-unnamed`` only where the sentence does not contain the title already.
-- ``prune-L``: sentence sets found by backward elimination instead of beam growth: the L most
-  relevant candidates as one premise, then drop the sentence whose removal keeps P_entail
-  highest while it stays above the threshold; ``both-L`` keeps whichever of the two sets has
-  the higher F; ``refine-L`` prunes only for claims the beam search already supports (the
-  verdict stays the defaults').
-- ``llm-blend``: the cross-encoder's 3 strongest candidates of every call re-scored by the 0.5B
-  LLM scorer and averaged with it (first 10 questions: the LLM costs ~0.3 s a pair).
+- ``no-sets``: no sentence sets (``evidence_steps`` without ``sets``): every claim rests on one
+  sentence.
 - ``no-contribution``: sets may hold a sentence that has no word of the claim the others lack
   (the default until 2026-11-23: the set rule of ``set_contribution``).
 - ``no-contra-overlap``: a sentence that shares no word with the claim may contradict it
@@ -21,40 +13,18 @@ against the defaults on the same questions:
 - ``coverage-off``: a claim may be supported by evidence that lacks its names and numbers (the
   default until 2026-11-24; ``evidence_coverage``); ``coverage-all``: the evidence must hold
   every content word of the claim that the question lacks.
-- ``compare-off``: an answer to "which came first, A or B?" is judged by the entailment model
-  like any other claim, not by the order of the options' dates (the default until 2026-11-24;
-  ``evidence_compare``).
-- ``same-off``: a yes or no to "are A and B from the same country?" is judged by the entailment
-  model, not by the two options' nationality words (the default until 2026-11-24;
-  ``evidence_same``).
-- ``kin-off``: an answer to "who is X's paternal grandfather?" is judged by the entailment
-  model, not by the chain of two parent sentences (the default until 2026-11-25;
-  ``evidence_kin``).
-- ``chain-off``: an answer to "where was the director of film X born?" is judged by the
-  entailment model alone, not by X's sentence naming the director and the director's sentence
-  holding the answer (the default until 2026-11-25; ``evidence_chain``).
-- ``bridge-off``: a supported answer's evidence is not completed with the sentence that ties
-  the name its paragraph is about to the question (the default until 2026-11-25;
-  ``evidence_bridge``).
-- ``options-off``: a supported answer to a question comparing two named options keeps
-  evidence that mentions only one of them (the default until 2026-11-25; ``evidence_options``).
-- ``linked-off``: among passing sentence sets the highest F wins, even one holding a paragraph
-  about a name neither the claim nor another sentence of the set names (the default until
-  2026-11-25; ``evidence_linked``).
-- ``rebridge-off``: a sentence pair from two paragraphs that do not name each other keeps its
-  passenger instead of taking the sentence that ties the answer's paragraph to the question
-  (the default until 2026-11-25; ``evidence_rebridge``).
-- ``set-names-off``: a set's sentence that opens with a pronoun is read verbatim, without its
-  document's name before it (the default until 2026-11-26; ``evidence_set_names``).
 - ``anchors-2``: pairs must hold one of the 2 strongest candidates (``set_anchors`` 2, the
   default until 2026-11-25; now any two of the ``set_top``).
-- ``rules-off``: the four template rules (compare, same, kin, chain) off, a stand-in for
-  questions in a reader's own words; ``rules-off-unlinked`` the same with ``evidence_linked`` off.
 - ``set-top-10``, ``set-top-20``: sentence sets drawn from the 10 (20) strongest candidates
   instead of ``set_top`` = 15 (10 was the default until 2026-11-25).
+- ``llm-blend``: the cross-encoder's 3 strongest candidates of every call re-scored by the 0.5B
+  LLM scorer and averaged with it (first 10 questions: the LLM costs ~0.3 s a pair).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
+
+Variants tried before 2026-11-26 (titles before premises, sets by backward elimination, and the
+question-template rules removed in issue 34) are in git history and in the results' older rows.
 
 Writes benchmarks/results/ablations/evidence_variants.{md,json}.
 
@@ -81,17 +51,16 @@ from common import write
 from gechat.eval.bench import Bench, answer_claim, wrong_answers
 from gechat.eval.datasets import QAItem, twowiki
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool
-from gechat.evidence.objective import ObjectiveSelector, Probs
+from gechat.evidence.chain import EvidenceChain
+from gechat.evidence.steps import Probs
 from gechat.models import ENTAILERS, build_llm
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
 from gechat.prompts import PROMPTS
 from gechat.settings import Settings
-from gechat.types import Claim, Evidence, Sentence, Usage
+from gechat.types import Usage
 
 Vec = npt.NDArray[np.float32]
-# the four template rules off: a stand-in for questions in a reader's own words
-RULES_OFF = {"compare": False, "same": False, "kin": False, "chain": False}
 
 
 @dataclass
@@ -100,77 +69,6 @@ class Question:
     wrong: str
     pool: EvidencePool
     gold: set[int]
-
-
-def doc_title(pool: EvidencePool, s: Sentence) -> str:
-    # the bench names each paragraph's file "NN-Title_words"; the loader titles it by the stem
-    stem = pool.titles.get(s.doc_id, "")
-    return stem.split("-", 1)[-1].replace("_", " ").strip()
-
-
-class Titled:
-    """Premises are read with their document's title first; the memo below scores them."""
-
-    name = "titled"
-
-    def __init__(self, inner: MemoScorer) -> None:
-        self.inner, self.map = inner, dict[str, str]()
-        self.calibration, self.default_candidates = inner.calibration, inner.default_candidates
-
-    def score(self, premises: Sequence[str], hypothesis: str) -> Probs:
-        return self.inner.score([self.map.get(p, p) for p in premises], hypothesis)
-
-
-class TitledSelector(ObjectiveSelector):
-    unnamed_only = False
-
-    def premise(self, pool: EvidencePool, run: list[Sentence]) -> str:
-        text = pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
-        title = doc_title(pool, run[0])
-        return text if self.unnamed_only and title.lower() in text.lower() else f"{title}: {text}"
-
-    def select(self, claims: list[ClaimInput], pool: EvidencePool) -> list[Claim]:
-        assert isinstance(self.scorer, Titled)
-        self.scorer.map = {s.text: self.premise(pool, [s]) for s in pool.sentences}
-        return super().select(claims, pool)
-
-    def _set_text(self, sents: list[Sentence], pool: EvidencePool) -> str:
-        return " ".join(self.premise(pool, r) for r in self._runs(sents))
-
-
-class PrunedSelector(ObjectiveSelector):
-    top_l, mode = 4, "prune"
-
-    def _best_set(self, claim: ClaimInput, cands: list[Sentence], probs: Probs, pool: EvidencePool,
-                  qv: Vec | None) -> list[Evidence] | None:
-        grown = super()._best_set(claim, cands, probs, pool, qv) if self.mode != "prune" else None
-        if self.mode == "refine" and grown is None and not (probs[:, ENTAILMENT] >= self.supported).any():
-            return None
-        by_id = {s.id: s for s in pool.sentences}
-        ranked = np.argsort(-self._relevance(cands, probs, pool, qv))[: self.top_l]
-
-        def score(sets: list[frozenset[int]]) -> tuple[Probs, npt.NDArray[np.float64]]:
-            texts = [self._set_text(sorted((by_id[i] for i in c), key=lambda s: (s.doc_id, s.start)), pool)
-                     for c in sets]
-            p = np.asarray(self.scorer.score(texts, claim.text), dtype=np.float32)
-            return p, self.objective(p[:, ENTAILMENT], texts)
-
-        cur = frozenset(cands[int(i)].id for i in ranked)
-        p, f = score([cur])
-        row, f_cur = p[0], float(f[0])
-        if row[ENTAILMENT] < self.supported:
-            return grown
-        while len(cur) > 2:
-            subs = [cur - {x} for x in cur]
-            p, f = score(subs)
-            k = int(np.argmax(p[:, ENTAILMENT]))
-            if p[k, ENTAILMENT] < max(self.supported, float(row[ENTAILMENT])):
-                break
-            cur, row, f_cur = subs[k], p[k], float(f[k])
-        if grown and grown[0].score >= f_cur:
-            return grown
-        chosen = sorted((by_id[i] for i in cur), key=lambda s: (s.doc_id, s.start))
-        return [pool.evidence(run, row, f_cur, self.name) for run in self._runs(chosen)]
 
 
 class Blend:
@@ -214,7 +112,7 @@ def claims_of(q: Question, template: str | None) -> list[ClaimInput]:
             for a in (q.item.answer, q.wrong)]
 
 
-def measure(sel: ObjectiveSelector, memo: MemoScorer, questions: list[Question],
+def measure(sel: EvidenceChain, memo: MemoScorer, questions: list[Question],
             templates: Callable[[Question], str | None] = lambda q: None) -> dict[str, float]:
     cases = [Case(claims_of(q, templates(q)), q.pool, q.gold) for q in questions]
     m = evaluate(sel, cases, memo)
@@ -246,10 +144,10 @@ def main() -> None:
         ws.close()
         questions.append(Question(item, w, pool, gold))
 
-    def selector(cls: type[ObjectiveSelector], scorer: object, **attrs: object) -> ObjectiveSelector:
-        base = SELECTORS.create("nli-objective", settings, scorer=scorer, embedder=embedder)
-        sel = cls.__new__(cls)
-        sel.__dict__.update({**base.__dict__, **attrs})
+    def selector(scorer: object = memo, **changes: object) -> EvidenceChain:
+        sel = SELECTORS.create("nli-objective", settings.model_copy(update=changes), scorer=scorer,
+                                embedder=embedder)
+        assert isinstance(sel, EvidenceChain)
         return sel
 
     templates: dict[str, str | None] = {}
@@ -262,39 +160,20 @@ def main() -> None:
 
     def blended(n: int) -> dict[str, float]:
         llm_scorer = ENTAILERS.create("llm", settings.model_copy(update={"entailment_model": "qwen2.5-coder-0.5b"}))
-        return measure(selector(ObjectiveSelector, Blend(memo, llm_scorer)), memo, questions[:n])
+        return measure(selector(Blend(memo, llm_scorer)), memo, questions[:n])
 
     variants: dict[str, Callable[[], dict[str, float]]] = {
-        "defaults": lambda: measure(selector(ObjectiveSelector, memo), memo, questions),
-        "title": lambda: measure(selector(TitledSelector, Titled(memo)), memo, questions),
-        "title-unnamed": lambda: measure(selector(TitledSelector, Titled(memo), unnamed_only=True), memo, questions),
-        **{f"{mode}-{n}": (lambda mode=mode, n=n: measure(selector(PrunedSelector, memo, top_l=n, mode=mode),
-                                                          memo, questions))
-           for mode, n in (("prune", 4), ("prune", 6), ("both", 4), ("refine", 4), ("refine", 6))},
-        "defaults-first10": lambda: measure(selector(ObjectiveSelector, memo), memo, questions[:10]),
+        "defaults": lambda: measure(selector(), memo, questions),
+        "no-sets": lambda: measure(selector(evidence_steps=["candidates", "nli", "verdict"]), memo, questions),
+        "defaults-first10": lambda: measure(selector(), memo, questions[:10]),
         "llm-blend-first10": lambda: blended(10),
-        "declarative": lambda: measure(selector(ObjectiveSelector, memo), memo, questions, template),
-        "no-contribution": lambda: measure(selector(ObjectiveSelector, memo, set_contribution=False), memo,
-                                           questions),
-        "no-contra-overlap": lambda: measure(selector(ObjectiveSelector, memo, contra_overlap=False), memo,
-                                             questions),
-        "compare-off": lambda: measure(selector(ObjectiveSelector, memo, compare=False), memo, questions),
-        "same-off": lambda: measure(selector(ObjectiveSelector, memo, same=False), memo, questions),
-        "kin-off": lambda: measure(selector(ObjectiveSelector, memo, kin=False), memo, questions),
-        "chain-off": lambda: measure(selector(ObjectiveSelector, memo, chain=False), memo, questions),
-        "bridge-off": lambda: measure(selector(ObjectiveSelector, memo, bridge=False), memo, questions),
-        "options-off": lambda: measure(selector(ObjectiveSelector, memo, options=False), memo, questions),
-        "linked-off": lambda: measure(selector(ObjectiveSelector, memo, linked=False), memo, questions),
-        "rebridge-off": lambda: measure(selector(ObjectiveSelector, memo, rebridge=False), memo, questions),
-        "set-names-off": lambda: measure(selector(ObjectiveSelector, memo, set_names=False), memo, questions),
-        "anchors-2": lambda: measure(selector(ObjectiveSelector, memo, set_anchors=2), memo, questions),
-        "rules-off": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF), memo, questions),
-        "rules-off-unlinked": lambda: measure(selector(ObjectiveSelector, memo, **RULES_OFF, linked=False), memo,
-                                              questions),
-        **{f"set-top-{n}": (lambda n=n: measure(selector(ObjectiveSelector, memo, set_top=n), memo, questions))
-           for n in (10, 20)},
-        **{f"coverage-{mode}": (lambda mode=mode: measure(selector(ObjectiveSelector, memo, coverage=mode), memo,
-                                                          questions)) for mode in ("off", "all")},
+        "declarative": lambda: measure(selector(), memo, questions, template),
+        "no-contribution": lambda: measure(selector(set_contribution=False), memo, questions),
+        "no-contra-overlap": lambda: measure(selector(contra_overlap=False), memo, questions),
+        "anchors-2": lambda: measure(selector(set_anchors=2), memo, questions),
+        **{f"set-top-{n}": (lambda n=n: measure(selector(set_top=n), memo, questions)) for n in (10, 20)},
+        **{f"coverage-{mode}": (lambda mode=mode: measure(selector(evidence_coverage=mode), memo, questions))
+           for mode in ("off", "all")},
     }
     chosen = [v for v in args.only.split(",") if v] or list(variants)
     unknown = set(chosen) - set(variants)

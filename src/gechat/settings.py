@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -95,6 +96,9 @@ class Settings(BaseSettings):
 
     # evidence (GE-Chat objective F(s) = alpha * P_entail - beta * len_norm(s))
     evidence: str = "nli-objective"  # or reflection (EvidenceChat), quote (the papers' baseline)
+    # the nli-objective selector's steps, in order (gechat.evidence.steps): the candidate
+    # sentences, each read alone by the entailment model, sentence sets, the verdict
+    evidence_steps: list[str] = Field(default_factory=lambda: ["candidates", "nli", "sets", "verdict"])
     reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
     # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
     # tuning questions (benchmarks/results/evidence_calibration.md)
@@ -123,42 +127,6 @@ class Settings(BaseSettings):
     # supported only if the evidence holds the claim's names and numbers ("facts"), every
     # content word ("all"), or no check ("off"); words of the question need no evidence
     evidence_coverage: Coverage = "facts"
-    # an answer to "which came first, A or B?" is judged by the order of the two options' dates
-    # (gechat.evidence.compare), which the entailment model cannot do
-    evidence_compare: bool = True
-    # a yes or no to "are A and B from the same country?" is judged by the two options'
-    # nationality words (gechat.evidence.same)
-    evidence_same: bool = True
-    # an answer to "who is X's paternal grandfather?" is supported by the chain of two parent
-    # sentences that ends in it (gechat.evidence.kin)
-    evidence_kin: bool = True
-    # an answer to "where was the director of film X born?" is supported by X's sentence naming
-    # the director and the director's sentence holding the answer (gechat.evidence.chain)
-    evidence_chain: bool = True
-    # a supported answer's evidence that stands in a paragraph about a name the question does
-    # not hold gets the sentence of another paragraph tying that name to the question
-    # (gechat.evidence.bridge)
-    evidence_bridge: bool = True
-    # a supported answer to a question comparing two named options, whose evidence mentions only
-    # one, gets the other option's sentence (gechat.evidence.options)
-    evidence_options: bool = True
-    # sentence sets that pass are ranked by how fully the claim and the set's other sentences
-    # name each sentence's document, F only between sets named alike
-    # (gechat.evidence.objective.link_share)
-    evidence_linked: bool = True
-    # a yes or no to "are A and B both X?" decided by each option's own sentence read against
-    # "A is X" and "B is X" (gechat.evidence.both)
-    evidence_both: bool = True
-    # an answer to "which is X, A or B?" judged the same way, per option (gechat.evidence.which)
-    evidence_which: bool = True
-    # a sentence pair from two paragraphs that do not name each other keeps the answer's
-    # sentence and takes the one tying its paragraph to the question as the other hop
-    # (gechat.evidence.bridge.repaired)
-    evidence_rebridge: bool = True
-    # a set's sentence that opens with a pronoun ("He was working at ...") is read by the model
-    # with its document's name before it; the reader sees it verbatim
-    # (gechat.evidence.objective.opens_unnamed)
-    evidence_set_names: bool = True
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None
@@ -178,6 +146,9 @@ class Settings(BaseSettings):
                 values.update(tomllib.loads(Path(file).read_text()))
             except (OSError, tomllib.TOMLDecodeError) as e:
                 raise ConfigError(f"cannot read settings file {file}: {e}") from None
+        for key in sorted(RETIRED & values.keys()):
+            values.pop(key)
+            warnings.warn(f"setting {key} no longer exists and is ignored: {RETIRED_WHY}", stacklevel=2)
         env_keys = {k[len("GECHAT_"):].lower() for k in os.environ if k.startswith("GECHAT_")}
         for key in env_keys:
             values.pop(key, None)  # the environment wins over preset and file
@@ -190,6 +161,12 @@ class Settings(BaseSettings):
             where = ".".join(str(p) for p in first["loc"])
             raise ConfigError(f"bad setting {where}: {first['msg']}") from None
 
+
+# Settings older versions had, which a settings file may still name: ignored with a warning.
+RETIRED = frozenset({"evidence_compare", "evidence_same", "evidence_kin", "evidence_chain", "evidence_bridge",
+                     "evidence_options", "evidence_linked", "evidence_both", "evidence_which",
+                     "evidence_rebridge", "evidence_set_names"})
+RETIRED_WHY = "the evidence stage no longer has rules for particular question forms (see CHANGELOG.md)"
 
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},

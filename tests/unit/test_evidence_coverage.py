@@ -93,9 +93,9 @@ def test_a_set_passes_only_when_it_covers_the_claim() -> None:
 
 def test_settings_turn_coverage_on_by_default_and_claims_carry_the_question() -> None:
     s = Settings.load("test")
-    assert SELECTORS.create("nli-objective", s, scorer=FakeEntailment()).coverage == "facts"  # type: ignore[attr-defined]
+    assert SELECTORS.create("nli-objective", s, scorer=FakeEntailment()).context.coverage == "facts"  # type: ignore[attr-defined]
     off = s.model_copy(update={"evidence_coverage": "off"})
-    assert SELECTORS.create("nli-objective", off, scorer=FakeEntailment()).coverage == "off"  # type: ignore[attr-defined]
+    assert SELECTORS.create("nli-objective", off, scorer=FakeEntailment()).context.coverage == "off"  # type: ignore[attr-defined]
     draft = Draft(text="The graph has 280M nodes.", thoughts=["Semantic Scholar built the graph."], raw="")
     claims = make_claims(draft, from_thoughts=True, question="How big is the graph?")
     assert [c.given for c in claims] == ["How big is the graph?"] * 2

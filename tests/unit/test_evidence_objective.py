@@ -9,8 +9,13 @@ import numpy.typing as npt
 import pytest
 
 from gechat.evidence.base import ClaimInput, EvidencePool, is_heading
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.chain import EvidenceChain
 from gechat.evidence.lengths import get_len_norm
-from gechat.evidence.objective import ObjectiveSelector, contributes
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.sets import SentenceSets, contributes
+from gechat.evidence.steps import EvidenceContext
+from gechat.evidence.verdict import Verdicts
 from gechat.lexical import content_keys
 from gechat.types import Chunk, Sentence
 
@@ -43,16 +48,25 @@ def pool() -> EvidencePool:
     return EvidencePool(sentences=sents, chunks={1: chunk}, titles={1: "doc.pdf"})
 
 
-def selector(scorer: Scripted, **kw: object) -> ObjectiveSelector:
-    args = dict(alpha=0.5, beta=0.5, len_norm="words", len_ref_words=60, max_candidates=60,
-                set_top=3, supported=0.5, contradicted=0.6)
-    args.update(kw)
-    return ObjectiveSelector(scorer, None, **args)  # type: ignore[arg-type]
+def context(scorer: Scripted, *, supported: float = 0.5, contradicted: float = 0.6,
+            coverage: str = "off") -> EvidenceContext:
+    return EvidenceContext(pool=pool(), scorer=scorer, embedder=None, name="nli-objective", alpha=0.5,
+                           beta=0.5, len_norm=get_len_norm("words"), len_ref=60, supported=supported,
+                           contradicted=contradicted, coverage=coverage)  # type: ignore[arg-type]
+
+
+def selector(scorer: Scripted, *, set_top: int = 3, set_max: int = 2, set_gain: float | None = None,
+             set_anchors: int | None = None, step_anchors: int | None = None,
+             set_contribution: bool = False, contra_overlap: bool = False, **ctx: object) -> EvidenceChain:
+    """The default chain (candidates -> nli -> sets -> verdict), every check off unless asked."""
+    sets = SentenceSets(top=set_top, max_size=set_max, gain=set_gain, anchors=set_anchors,
+                        step_anchors=step_anchors, contribution=set_contribution)
+    steps = [Candidates(60), NliScores(), sets, Verdicts(overlap=contra_overlap)]
+    return EvidenceChain(steps, context(scorer, **ctx))  # type: ignore[arg-type, list-item]
 
 
 def test_objective_values() -> None:
-    sel = selector(Scripted({}))
-    f = sel.objective(np.array([0.9, 0.9], np.float32), ["one two three", "one " * 30])
+    f = context(Scripted({})).objective(np.array([0.9, 0.9], np.float32), ["one two three", "one " * 30])
     assert f[0] == pytest.approx(0.5 * 0.9 - 0.5 * 3 / 60)
     assert f[1] == pytest.approx(0.5 * 0.9 - 0.5 * 30 / 60)
 

@@ -34,12 +34,6 @@ UNITS = [c for c in string.printable if c not in "\x0b\x0c"] + [
 ]
 # Calls whose pattern is built at run time. Each was read for linear time; a new one must be too.
 REVIEWED_DYNAMIC = {
-    # anchored match: a literal name, then [^)]* and a fixed-width year, one pass
-    "evidence/bridge.py": ["re.match(f'{re.escape(name)},?"],
-    # a literal word (escaped), no quantifier
-    "evidence/chain.py": ["re.finditer(f'\\\\b{re.escape(cue)}'"],
-    # one of two literal patterns
-    "evidence/compare.py": ["re.search('\\\\b(died|death)\\\\b' if death"],
     # a named constant, fullmatch on a short identifier
     "api/workspaces.py": ["re.compile(WS_ID_PATTERN)"],
 }

@@ -1,10 +1,12 @@
-"""Evidence selectors, chosen by ``Settings.evidence``."""
+"""Evidence selectors, chosen by ``Settings.evidence``; the default one's steps, by
+``Settings.evidence_steps``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gechat.evidence.base import ClaimInput, EvidencePool, EvidenceSelector
+from gechat.evidence.steps import STEPS, EvidenceContext, EvidenceStep
 from gechat.registry import Registry
 from gechat.settings import Settings
 
@@ -13,24 +15,47 @@ SELECTORS: Registry[EvidenceSelector] = Registry("evidence selector")
 
 @SELECTORS.register("nli-objective")
 def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
-    from gechat.evidence.objective import ObjectiveSelector
+    from gechat.evidence.chain import EvidenceChain
+    from gechat.evidence.lengths import get_len_norm
 
     supported, contradicted = verdict_thresholds(settings, deps["scorer"])
-    return ObjectiveSelector(
-        deps["scorer"], deps.get("embedder"), alpha=settings.alpha, beta=settings.beta,
-        len_norm=settings.len_norm, len_ref_words=settings.len_ref_words,
-        max_candidates=candidate_count(settings, deps["scorer"]),
-        set_top=settings.set_top, set_max=settings.set_max, set_gain=settings.set_gain,
-        set_anchors=settings.set_anchors, step_anchors=settings.set_anchors_steps,
-        supported=supported, contradicted=contradicted,
-        set_contribution=settings.set_contribution, contra_overlap=settings.contra_overlap,
-        coverage=settings.evidence_coverage, compare=settings.evidence_compare,
-        same=settings.evidence_same, kin=settings.evidence_kin,
-        chain=settings.evidence_chain, bridge=settings.evidence_bridge, options=settings.evidence_options,
-        linked=settings.evidence_linked, both=settings.evidence_both,
-        rebridge=settings.evidence_rebridge, set_names=settings.evidence_set_names,
-        which=settings.evidence_which,
-    )
+    context = EvidenceContext(
+        pool=EvidencePool(sentences=[], chunks={}, titles={}), scorer=deps["scorer"],
+        embedder=deps.get("embedder"), name="nli-objective", alpha=settings.alpha, beta=settings.beta,
+        len_norm=get_len_norm(settings.len_norm), len_ref=settings.len_ref_words,
+        supported=supported, contradicted=contradicted, coverage=settings.evidence_coverage)
+    steps = [STEPS.create(name, settings, **deps) for name in settings.evidence_steps]
+    return EvidenceChain(steps, context)
+
+
+@STEPS.register("candidates")
+def _candidates(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.candidates import Candidates
+
+    return Candidates(candidate_count(settings, deps["scorer"]))
+
+
+@STEPS.register("nli")
+def _nli(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.scoring import NliScores
+
+    return NliScores()
+
+
+@STEPS.register("sets")
+def _sets(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.sets import SentenceSets
+
+    return SentenceSets(top=settings.set_top, max_size=settings.set_max, gain=settings.set_gain,
+                        anchors=settings.set_anchors, step_anchors=settings.set_anchors_steps,
+                        contribution=settings.set_contribution)
+
+
+@STEPS.register("verdict")
+def _verdict(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.verdict import Verdicts
+
+    return Verdicts(overlap=settings.contra_overlap)
 
 
 @SELECTORS.register("reflection")
@@ -63,4 +88,5 @@ def verdict_thresholds(settings: Settings, scorer: object) -> tuple[float, float
             contradicted if contradicted is not None else calibrated.get("contradicted", 0.6))
 
 
-__all__ = ["SELECTORS", "ClaimInput", "EvidencePool", "EvidenceSelector", "candidate_count", "verdict_thresholds"]
+__all__ = ["SELECTORS", "STEPS", "ClaimInput", "EvidencePool", "EvidenceSelector", "candidate_count",
+           "verdict_thresholds"]

@@ -18,14 +18,6 @@ from gechat.types import Chunk, Claim, Evidence, Sentence
 # or one capitalised word alone ("Abstract"), with no end punctuation.
 _HEADING = re.compile(r"(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?[A-Z][A-Za-z-]*(?:\s+[A-Za-z][A-Za-z-]*){0,5}")
 
-# A parenthesis and the spaces before it ("Kiss and Run (film)"); a qualifier is one that ends
-# the text ("The Nuthouse (Film)", a disambiguation the documents do not write).
-# Linear: (?<!\s) starts a match only where a run of spaces starts, and every run is taken
-# whole (possessive), so a long run of spaces is read once.
-PARENS = re.compile(r"(?<!\s)\s*+\([^()]*+\)")
-QUALIFIER = re.compile(r"(?<!\s)\s*+\([^()]*+\)\s*+$")
-
-
 def is_heading(text: str) -> bool:
     """A heading states nothing a claim could rest on, yet the cross-encoder gives it a weak
     P_entail for claims about the document itself ("the introduction says ..."), enough to pass

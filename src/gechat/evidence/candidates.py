@@ -1,0 +1,40 @@
+"""Step ``candidates``: which sentences of the retrieved text each claim is read against.
+
+Every sentence of the retrieved chunks but headings; when there are more than
+``max_candidates``, the ones closest to the claim by embedding cosine (in document order), so
+the entailment model reads at most that many per claim.
+"""
+
+from __future__ import annotations
+
+from gechat.evidence.base import is_heading
+from gechat.evidence.steps import ClaimState, EvidenceContext, active
+
+
+class Candidates:
+    name = "candidates"
+
+    def __init__(self, max_candidates: int) -> None:
+        self.max_candidates = max_candidates
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        todo = active(states)
+        if not todo:
+            return
+        pool = ctx.pool
+        # the claims are embedded once, in one batch: for this ranking and for the sets'
+        if ctx.embedder is not None:
+            vectors = ctx.embedder.embed([s.claim.text for s in todo])
+            for state, v in zip(todo, vectors, strict=True):
+                state.vector = v
+        headings = {s.id for s in pool.sentences if is_heading(s.text)}
+        sents = [s for s in pool.sentences if s.id not in headings]
+        if len(sents) <= self.max_candidates or ctx.embedder is None:
+            ranked = [sents for _ in todo]
+        else:
+            queries = vectors  # set above: ctx.embedder is not None here
+            ranked = pool.nearest(queries, ctx.embedder, self.max_candidates, skip=lambda s: s.id in headings)
+        for state, cands in zip(todo, ranked, strict=True):
+            state.candidates = list(cands)
+            if not cands:
+                state.verdict = "unsupported"

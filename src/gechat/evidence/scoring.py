@@ -1,0 +1,31 @@
+"""Step ``nli``: every candidate read alone against the claim by the entailment model.
+
+The best single sentence is the one with the highest GE-Chat objective F among those that
+entail the claim (P_entail at the supported threshold) and hold its names and numbers; when
+none does, the highest F overall, kept so the reader sees the closest sentence.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.models.entail.base import ENTAILMENT
+
+
+class NliScores:
+    name = "nli"
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        for state in active(states):
+            claim, cands = state.claim, state.candidates
+            texts = [s.text for s in cands]
+            probs = np.asarray(ctx.scorer.score(texts, claim.text), dtype=np.float32)
+            f = ctx.objective(probs[:, ENTAILMENT], texts)
+            # F is maximised over the sentences that entail the claim when there are any, so
+            # a short sentence that does not support the claim never beats one that does.
+            entails = (probs[:, ENTAILMENT] >= ctx.supported) & np.array([ctx.covers(claim, t) for t in texts])
+            best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() else int(np.argmax(f))
+            state.probs, state.f = probs, f
+            state.evidence = [ctx.pool.evidence([cands[best]], probs[best], float(f[best]), ctx.name)]
+            state.passes = bool(entails[best])

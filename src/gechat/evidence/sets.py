@@ -1,0 +1,130 @@
+"""Step ``sets``: a fact told over two or three sentences, read as one premise.
+
+When no single sentence supports the claim (or, with ``set_gain``, always), sets of 2 to
+``set_max`` sentences are scored as one passage: a fact told over two adjacent sentences, or
+a multi-hop fact told in two places ("A was born in X" + "X is in Y"). Sets grow by beam
+search over the strongest candidates (by P_entail plus cosine to the claim) and their
+neighbours, and stop growing when a bigger set entails no more. Among the sets that pass,
+the highest F wins, so the length penalty keeps sets small.
+
+No passengers: with ``contribution`` every sentence of a set must hold a word of the claim
+that the others lack, or the set is one sentence of evidence plus one the model happened to
+like, and the reader would be shown text that proves nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gechat.evidence.base import is_heading
+from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, runs
+from gechat.lexical import content_keys
+from gechat.models.entail.base import ENTAILMENT
+from gechat.types import Evidence, Sentence
+
+Ids = frozenset[int]
+
+
+class SentenceSets:
+    name = "sets"
+
+    def __init__(self, *, top: int, max_size: int = 2, gain: float | None = None,
+                 anchors: int | None = None, step_anchors: int | None = None, beam: int = 3,
+                 contribution: bool = True) -> None:
+        self.top, self.max_size, self.gain, self.beam = top, max_size, gain, beam
+        self.anchors, self.step_anchors, self.contribution = anchors, step_anchors, contribution
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        for state in active(states):
+            if state.probs is None or not state.evidence:
+                continue  # nothing scored: no step read the candidates alone
+            p_single = state.evidence[0].p_entail
+            # with a supporting single, a set must entail ``gain`` more: beyond 1.0, no set can
+            can_gain = self.gain is not None and p_single + self.gain <= 1.0
+            if state.passes and not can_gain:
+                continue
+            found = self.best_set(state, ctx)
+            # a set replaces a supporting single only when it entails clearly more: the single
+            # sentence then told only part of the claim (one hop of two)
+            if found and (not state.passes or found[0].p_entail >= p_single + (self.gain or 0.0)):
+                state.evidence, state.passes = found, True
+
+    def best_set(self, state: ClaimState, ctx: EvidenceContext) -> list[Evidence] | None:
+        """Beam search over sets of 2..max_size sentences. The first level pairs each of the
+        ``anchors`` strongest candidates (``step_anchors`` for a reasoning step; None: all of
+        the ``top``) with the others of the ``top`` and with its neighbours; deeper levels
+        grow the ``beam`` best sets by one sentence."""
+        claim, cands, pool = state.claim, state.candidates, ctx.pool
+        assert state.probs is not None
+        by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
+        by_id = {s.id: s for s in pool.sentences}
+        top = [cands[int(i)].id for i in np.argsort(-_relevance(state, ctx))[: self.top]]
+
+        def near(i: int) -> list[int]:
+            s = by_id[i]
+            return [n.id for n in (by_pos.get((s.chunk_id, s.ord - 1)), by_pos.get((s.chunk_id, s.ord + 1)))
+                    if n is not None and not is_heading(n.text)]
+
+        def ordered(ids: Ids) -> list[Sentence]:
+            return in_order([by_id[i] for i in ids])
+
+        texts: dict[Ids, str] = {}
+
+        def text(ids: Ids) -> str:
+            if ids not in texts:
+                texts[ids] = ctx.passage(ordered(ids))
+            return texts[ids]
+
+        n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
+        anchors = top[:n_anchors] if n_anchors is not None else top
+        claim_keys = content_keys(claim.text)
+        level = {frozenset((a, b)) for a in anchors for b in top if b != a}
+        level |= {frozenset((a, n)) for a in anchors for n in near(a)}
+        scored: dict[Ids, tuple[Probs, float]] = {}
+        best_p = float(state.probs[:, ENTAILMENT].max())
+        for size in range(2, self.max_size + 1):
+            # a set of the last size that lacks the claim's names or numbers could never pass
+            # nor grow into one that does: it is not scored
+            fresh = [c for c in level if len(c) == size and c not in scored
+                     and (not self.contribution or contributes(claim_keys, ordered(c)))
+                     and (size < self.max_size or ctx.covers(claim, text(c)))]
+            if not fresh:
+                break
+            batch = [text(c) for c in fresh]
+            p = np.asarray(ctx.scorer.score(batch, claim.text), dtype=np.float32)
+            f = ctx.objective(p[:, ENTAILMENT], batch)
+            scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
+            if float(p[:, ENTAILMENT].max()) <= best_p:
+                break  # a bigger set did not entail more: stop growing
+            best_p = float(p[:, ENTAILMENT].max())
+            beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
+            level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
+        passing = [(f_, c) for c, (p_, f_) in scored.items()
+                   if p_[ENTAILMENT] >= ctx.supported and ctx.covers(claim, text(c))]
+        if not passing:
+            return None
+        _, chosen = max(passing, key=lambda t: t[0])
+        p_set, f_set = scored[chosen]
+        return [pool.evidence(run, p_set, f_set, ctx.name) for run in runs(ordered(chosen))]
+
+
+def _relevance(state: ClaimState, ctx: EvidenceContext) -> npt.NDArray[np.float64]:
+    """P_entail plus cosine to the claim: a hop of a multi-hop claim entails little on its own
+    but is close in meaning, so the cosine finds the other hops."""
+    assert state.probs is not None
+    rel = state.probs[:, ENTAILMENT].astype(np.float64)
+    pool = ctx.pool
+    if state.vector is None or pool.vectors is None or len(pool.vectors) != len(pool.sentences):
+        return rel
+    row = {s.id: i for i, s in enumerate(pool.sentences)}
+    vecs = pool.vectors[[row[s.id] for s in state.candidates]]
+    cos: npt.NDArray[np.float64] = (vecs @ state.vector).astype(np.float64)
+    return rel + cos
+
+
+def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
+    """Every sentence of a set tells part of the claim that the others do not (a word of the
+    claim only it has)."""
+    covers = [claim_keys & content_keys(s.text) for s in sents]
+    return all(c - frozenset().union(*(o for j, o in enumerate(covers) if j != i)) for i, c in enumerate(covers))

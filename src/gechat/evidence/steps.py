@@ -1,0 +1,119 @@
+"""The evidence stage as a chain of steps: candidates -> scoring -> sentence sets -> verdict.
+
+Each step is a small component with one method, ``run(states, ctx)``: it reads and fills the
+``ClaimState`` of every claim of an answer (all claims at once, so a step can batch its model
+calls). The steps and their order come from ``Settings.evidence_steps`` through ``STEPS``;
+what several steps need (the scorer, GE-Chat's objective, the coverage check, how a set of
+sentences is read as one passage) lives in ``EvidenceContext``.
+
+A claim whose verdict is set is finished: later steps leave it alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.lengths import LenNorm
+from gechat.lexical import Coverage, uncovered
+from gechat.models.embed_base import Embedder
+from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
+from gechat.registry import Registry
+from gechat.types import Evidence, Sentence, Verdict
+
+Probs = npt.NDArray[np.float32]  # one row per premise: P(contradiction), P(neutral), P(entailment)
+
+
+@dataclass
+class ClaimState:
+    """What the steps know about one claim so far."""
+
+    claim: ClaimInput
+    vector: npt.NDArray[np.float32] | None = None  # the claim's embedding, when there is an embedder
+    candidates: list[Sentence] = field(default_factory=list)
+    probs: Probs | None = None  # per candidate
+    f: npt.NDArray[np.float64] | None = None  # GE-Chat's objective per candidate
+    evidence: list[Evidence] = field(default_factory=list)  # the best reading so far
+    passes: bool = False  # the evidence entails the claim and holds its names and numbers
+    verdict: Verdict | None = None  # set: the claim is finished
+    missing: list[str] = field(default_factory=list)
+    note: str = ""  # what a step wants the reader to know about the verdict
+
+
+@dataclass
+class EvidenceContext:
+    """What the steps share for one answer: the pool, the models and the objective."""
+
+    pool: EvidencePool
+    scorer: EntailmentScorer
+    embedder: Embedder | None
+    name: str  # the selector's name, recorded on every Evidence
+    alpha: float
+    beta: float
+    len_norm: LenNorm
+    len_ref: int
+    supported: float  # P_entail at or above which evidence supports a claim
+    contradicted: float  # P_contradiction at or above which a sentence contradicts it
+    coverage: Coverage
+
+    def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
+        """GE-Chat's F(s) = alpha * P_entail(s => claim) - beta * len_norm(s)."""
+        pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
+        return self.alpha * p_entail.astype(np.float64) - self.beta * pen
+
+    def covers(self, claim: ClaimInput, text: str) -> bool:
+        """Whether ``text`` holds the claim's names and numbers (per ``coverage``)."""
+        return not uncovered(claim.text, text, given=claim.given, mode=self.coverage)
+
+    def passage(self, sents: list[Sentence]) -> str:
+        """A set of sentences (in document order) as the model reads it: each run of
+        consecutive sentences verbatim with what lies between them, runs joined by a space."""
+        return " ".join(self.pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
+                        for run in runs(sents))
+
+    def one_passage(self, claim: ClaimInput, sents: list[Sentence]) -> list[Evidence]:
+        """``sents`` (duplicates dropped, in document order) as evidence scored together: one
+        span per run of consecutive sentences, each with the passage's joint score."""
+        chosen = in_order(sents)
+        text = self.passage(chosen)
+        p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
+        f = float(self.objective(p[None, ENTAILMENT], [text])[0])
+        return [self.pool.evidence(run, p, f, self.name) for run in runs(chosen)]
+
+
+def in_order(sents: list[Sentence]) -> list[Sentence]:
+    return sorted({s.id: s for s in sents}.values(), key=lambda s: (s.doc_id, s.start))
+
+
+def runs(sents: list[Sentence]) -> list[list[Sentence]]:
+    """Consecutive sentences of one chunk form one span."""
+    out: list[list[Sentence]] = []
+    for s in sents:
+        if out and out[-1][-1].chunk_id == s.chunk_id and out[-1][-1].ord + 1 == s.ord:
+            out[-1].append(s)
+        else:
+            out.append([s])
+    return out
+
+
+class EvidenceStep(Protocol):
+    """One step of the chain: reads and fills the states of an answer's claims."""
+
+    name: str
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None: ...
+
+
+STEPS: Registry[EvidenceStep] = Registry("evidence step")
+
+
+def active(states: list[ClaimState]) -> list[ClaimState]:
+    """The claims no step has finished yet."""
+    return [s for s in states if s.verdict is None]
+
+
+__all__ = ["STEPS", "ClaimState", "EvidenceContext", "EvidenceStep", "Probs", "active", "in_order", "runs"]

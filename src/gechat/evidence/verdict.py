@@ -1,0 +1,45 @@
+"""Step ``verdict``: supported, contradicted or unsupported, from what the model read.
+
+Supported when the evidence found passes (entails the claim and holds its names and
+numbers). Otherwise contradicted when some candidate's P_contradiction reaches the
+contradicted threshold; with ``overlap``, only a candidate that shares a word with the claim
+counts, since an NLI model calls unrelated text a contradiction (a different scene
+"contradicts" in its training pairs) and a reader could not check such a verdict. Otherwise
+unsupported, with the closest sentence still shown and the names and numbers it lacks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.lexical import content_keys, missing_words
+from gechat.models.entail.base import CONTRADICTION
+
+
+class Verdicts:
+    name = "verdict"
+
+    def __init__(self, overlap: bool = True) -> None:
+        self.overlap = overlap
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        for state in active(states):
+            if state.passes:
+                state.verdict = "supported"
+                continue
+            if state.probs is not None and len(state.candidates):
+                contra = state.probs[:, CONTRADICTION].astype(np.float64)
+                if self.overlap:
+                    keys = content_keys(state.claim.text)
+                    contra = np.where([bool(keys & content_keys(s.text)) for s in state.candidates], contra, -1.0)
+                worst = int(np.argmax(contra))
+                if contra[worst] >= ctx.contradicted:
+                    assert state.f is not None
+                    state.verdict = "contradicted"
+                    state.evidence = [ctx.pool.evidence([state.candidates[worst]], state.probs[worst],
+                                                        float(state.f[worst]), ctx.name)]
+            if state.verdict is None:
+                state.verdict = "unsupported"
+            state.missing = missing_words(state.claim.text, " ".join(e.text for e in state.evidence),
+                                          given=state.claim.given, mode=ctx.coverage)

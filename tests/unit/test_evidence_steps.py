@@ -1,0 +1,120 @@
+"""Each step of the evidence chain on its own, with a scripted entailment scorer."""
+
+from __future__ import annotations
+
+from gechat.evidence.base import ClaimInput
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.sets import SentenceSets
+from gechat.evidence.steps import ClaimState, EvidenceContext, active, runs
+from gechat.evidence.verdict import Verdicts
+from gechat.models.embed import HashingEmbedder
+from tests.unit.test_evidence_objective import TEXT, Scripted, context, pool
+
+
+def states(*texts: str, source: str = "answer") -> list[ClaimState]:
+    return [ClaimState(claim=ClaimInput(text=t, source=source)) for t in texts]  # type: ignore[arg-type]
+
+
+def scored(ctx: EvidenceContext, *texts: str) -> list[ClaimState]:
+    out = states(*texts)
+    Candidates(60).run(out, ctx)
+    NliScores().run(out, ctx)
+    return out
+
+
+def test_candidates_are_the_sentences_but_headings() -> None:
+    ctx = context(Scripted({}))
+    (st,) = states("Alpha is red.")
+    Candidates(60).run([st], ctx)
+    assert [s.text for s in st.candidates] == [s.text for s in ctx.pool.sentences]
+    assert st.vector is None and st.verdict is None  # no embedder: nothing ranked
+
+
+def test_candidates_keep_the_nearest_when_there_are_too_many() -> None:
+    ctx = context(Scripted({}))
+    ctx.embedder = HashingEmbedder()
+    (st,) = states("Beta is small and was built in 1990 by a team.")
+    Candidates(1).run([st], ctx)
+    assert st.vector is not None
+    assert [s.text for s in st.candidates] == ["Beta is small and was built in 1990 by a team."]
+
+
+def test_a_claim_with_no_candidates_is_finished_unsupported() -> None:
+    ctx = context(Scripted({}))
+    ctx.pool = ctx.pool.model_copy(update={"sentences": []})
+    sts = states("Alpha is red.")
+    Candidates(60).run(sts, ctx)
+    assert sts[0].verdict == "unsupported" and active(sts) == []
+
+
+def test_nli_keeps_the_best_entailing_single() -> None:
+    p = pool()
+    ctx = context(Scripted({p.sentences[0].text: (0.9, 0.0), p.sentences[2].text: (0.3, 0.0)}))
+    (st,) = scored(ctx, "Alpha is red.")
+    assert st.passes and [e.text for e in st.evidence] == ["Alpha is red."]
+    assert st.probs is not None and st.probs.shape == (4, 3)
+
+
+def test_nli_keeps_the_closest_single_when_none_entails() -> None:
+    p = pool()
+    ctx = context(Scripted({p.sentences[2].text: (0.3, 0.0)}))
+    (st,) = scored(ctx, "Beta is old.")
+    assert not st.passes and st.evidence[0].text == p.sentences[2].text
+
+
+def test_sets_read_two_sentences_as_one_passage_only_when_needed() -> None:
+    s = [x.text for x in pool().sentences]
+    pair = f"{s[0]} {s[1]}"
+    ctx = context(Scripted({s[0]: (0.3, 0.0), s[1]: (0.3, 0.0), pair: (0.9, 0.0)}))
+    sts = scored(ctx, "Alpha is big and red.")
+    SentenceSets(top=3).run(sts, ctx)
+    assert sts[0].passes and [e.text for e in sts[0].evidence] == [pair]
+    # a passing single is left alone when sets may not replace it
+    ctx2 = context(Scripted({s[0]: (0.9, 0.0), pair: (0.95, 0.0)}))
+    sts2 = scored(ctx2, "Alpha is red.")
+    SentenceSets(top=3).run(sts2, ctx2)
+    assert [e.text for e in sts2[0].evidence] == [s[0]]
+
+
+def test_sets_keep_out_a_passenger() -> None:
+    s = [x.text for x in pool().sentences]
+    # the pair "Alpha is red." + "Gamma." entails, but "Gamma." holds no word of the claim
+    passenger = f"{s[0]} {TEXT[75:81]}"
+    ctx = context(Scripted({s[0]: (0.4, 0.0), passenger: (0.9, 0.0)}))
+    with_check = scored(ctx, "Alpha is red.")
+    SentenceSets(top=4, contribution=True).run(with_check, ctx)
+    assert not with_check[0].passes
+    without = scored(ctx, "Alpha is red.")
+    SentenceSets(top=4, contribution=False).run(without, ctx)
+    assert without[0].passes and "Gamma." in without[0].evidence[-1].text
+
+
+def test_verdict_supported_contradicted_unsupported() -> None:
+    s = [x.text for x in pool().sentences]
+    verdicts = []
+    for claim, table in (("Alpha is red.", {s[0]: (0.9, 0.0)}), ("Alpha is tiny.", {s[1]: (0.0, 0.95)}),
+                         ("The team was Delta.", {})):
+        ctx = context(Scripted(table), coverage="facts")  # type: ignore[arg-type]
+        (st,) = scored(ctx, claim)
+        Verdicts(overlap=True).run([st], ctx)
+        verdicts.append(st)
+    assert [x.verdict for x in verdicts] == ["supported", "contradicted", "unsupported"]
+    assert verdicts[1].evidence[0].text == s[1]  # the sentence stating the conflict is shown
+    assert verdicts[2].missing == ["Delta"]  # what the closest sentence lacks
+
+
+def test_verdict_ignores_contradiction_by_unrelated_text_with_overlap() -> None:
+    s = [x.text for x in pool().sentences]
+    ctx = context(Scripted({s[3]: (0.0, 0.95)}))
+    sts = scored(ctx, "Delta flies.")
+    Verdicts(overlap=True).run(sts, ctx)
+    assert sts[0].verdict == "unsupported"
+    sts = scored(ctx, "Delta flies.")
+    Verdicts(overlap=False).run(sts, ctx)
+    assert sts[0].verdict == "contradicted"
+
+
+def test_runs_group_consecutive_sentences_of_a_chunk() -> None:
+    s = pool().sentences
+    assert [[x.ord for x in r] for r in runs([s[0], s[1], s[3]])] == [[0, 1], [3]]
