@@ -32,8 +32,8 @@ app = typer.Typer(
 models_app = typer.Typer(no_args_is_help=True, help="The offline models: list, pull, verify, path.")
 app.add_typer(models_app, name="models")
 app.add_typer(graph_app, name="graph")
-COLORS = {"supported": "green", "unsupported": "yellow", "contradicted": "red"}
-MARKS = {"supported": "✔", "unsupported": "?", "contradicted": "✘"}
+COLORS = {"supported": "green", "unsupported": "yellow", "contradicted": "red", "no fact": "bright_black"}
+MARKS = {"supported": "✔", "unsupported": "?", "contradicted": "✘", "no fact": "–"}
 _settings, _workspace = settings, workspace
 
 
@@ -145,7 +145,7 @@ def ask(
         if c.missing:
             out.print(f"    [dim]not in the evidence:[/] {escape(', '.join(c.missing))}")
         if c.note:
-            out.print(f"    [dim]judged by:[/] {escape(c.note)}")
+            out.print(f"    [dim]note:[/] {escape(c.note)}")
     tot = answer.usage.total
     out.print(f"[dim]{tot.calls} LLM calls ({tot.cache_hits} cached), {tot.prompt_tokens} prompt + "
               f"{tot.completion_tokens} completion tokens, "

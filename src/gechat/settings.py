@@ -96,9 +96,10 @@ class Settings(BaseSettings):
 
     # evidence (GE-Chat objective F(s) = alpha * P_entail - beta * len_norm(s))
     evidence: str = "nli-objective"  # or reflection (EvidenceChat), quote (the papers' baseline)
-    # the nli-objective selector's steps, in order (gechat.evidence.steps): the candidate
-    # sentences, each read alone by the entailment model, sentence sets, the verdict
-    evidence_steps: list[str] = Field(default_factory=lambda: ["candidates", "nli", "sets", "verdict"])
+    # the nli-objective selector's steps, in order (gechat.evidence.steps): reasoning steps
+    # that state no fact set aside, the candidate sentences, each read alone by the entailment
+    # model, sentence sets, the verdict
+    evidence_steps: list[str] = Field(default_factory=lambda: ["facts", "candidates", "nli", "sets", "verdict"])
     reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
     # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
     # tuning questions (benchmarks/results/evidence_calibration.md)

@@ -10,7 +10,9 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, Field, SkipValidation
 
-Verdict = Literal["supported", "unsupported", "contradicted"]
+# "no fact": a reasoning step that states nothing to check (where something is written, or
+# the question again); never counted as supported
+Verdict = Literal["supported", "unsupported", "contradicted", "no fact"]
 
 
 class Box(BaseModel):

@@ -187,15 +187,16 @@ def test_a_claim_whose_year_is_not_in_its_evidence_says_which_word_is_missing(tm
         assert "not in the evidence: 1925" in (claim.get_attribute("aria-label") or "")
 
 
-def test_a_which_came_first_answer_shows_the_dates_it_was_judged_by(tmp_path: Path) -> None:
-    people = "Alpha Smith (born 3 May 1950) is a painter. Beta Jones (1 June 1940 – 2 March 2001) was a poet."
-    with text_doc_page(tmp_path, people) as (page, llm):
-        llm._responder = lambda messages: "Answer: Beta Jones is younger."
-        page.fill("#question", "Who is younger, Alpha Smith or Beta Jones?")
+def test_a_reasoning_step_that_states_no_fact_is_greyed_and_not_checked(tmp_path: Path) -> None:
+    with text_doc_page(tmp_path) as (page, llm):
+        llm._responder = lambda messages: ("Answer: The Eiffel Tower was completed in 1889.\nThoughts:\n"
+                                           "1. This information is given in the first sentence of the excerpt.")
+        page.fill("#question", QUESTION)
         page.press("#question", "Enter")
-        claim = page.locator("#claims button.claim").first
-        claim.wait_for()
-        assert claim.get_attribute("data-verdict") == "contradicted"
-        note = "judged by: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith"
-        assert note in claim.inner_text()
-        assert note in (claim.get_attribute("aria-label") or "")
+        step = page.locator("#steps button.claim").first
+        step.wait_for()
+        assert step.get_attribute("data-verdict") == "no fact"
+        assert "no-fact" in (step.get_attribute("class") or "")
+        assert "not checked" in step.inner_text() and "states no fact" in step.inner_text()
+        assert "1 no fact" in page.locator("#usage").inner_text()
+

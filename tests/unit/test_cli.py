@@ -45,25 +45,28 @@ def test_add_ask_docs_rm(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     ans = json.loads(p.stdout)
     assert ans["question"] == "When was the tower completed?"
-    assert ans["claims"] and all(c["verdict"] in {"supported", "unsupported", "contradicted"} for c in ans["claims"])
+    assert ans["claims"] and all(c["verdict"] in {"supported", "unsupported", "contradicted", "no fact"}
+                                  for c in ans["claims"])
     p = run("ask", "When was the tower completed?", "-w", ws)
     assert p.returncode == 0 and "Claims and evidence" in p.stdout and "notes.txt:1:" in p.stdout
     p = run("rm", "notes.txt", "-w", ws)
     assert p.returncode == 0 and "removed notes.txt" in p.stdout
 
 
-def test_ask_prints_the_dates_a_which_came_first_answer_was_judged_by(tmp_path: Path) -> None:
-    f = tmp_path / "people.txt"
-    # the fake LLM answers with the excerpts' first sentence
-    f.write_text("Alpha Smith is younger than Beta Jones. Alpha Smith (born 3 May 1950) is a painter. "
-                 "Beta Jones (1 June 1940 – 2 March 2001) was a poet.\n")
+def test_ask_labels_a_reasoning_step_that_states_no_fact(tmp_path: Path) -> None:
+    f = tmp_path / "tower.txt"
+    # the fake LLM answers with the first sentence and reasons with the first two
+    f.write_text("The tower was completed in 1889. This is stated in the first paragraph of the text.\n")
     ws = str(tmp_path / "ws")
     assert run("add", str(f), "-w", ws).returncode == 0
-    p = run("ask", "Who is younger, Alpha Smith or Beta Jones?", "-w", ws)
+    p = run("ask", "When was the tower completed?", "-w", ws)
     assert p.returncode == 0, p.stderr
     out = " ".join(p.stdout.split())
-    assert "supported (answer) Alpha Smith is younger than Beta Jones." in out
-    assert "judged by: Alpha Smith: 3 May 1950; Beta Jones: 1 June 1940; the later is Alpha Smith" in out
+    assert "– no fact (thought) This is stated in the first paragraph of the text." in out
+    assert "note: states no fact to check" in out
+    ans = json.loads(run("ask", "When was the tower completed?", "-w", ws, "--json").stdout)
+    meta = [c for c in ans["claims"] if c["text"].startswith("This is stated")]
+    assert [c["verdict"] for c in meta] == ["no fact"] and meta[0]["evidence"] == []
 
 
 def test_ask_excerpt_tokens_cuts_what_the_llm_reads(tmp_path: Path) -> None:

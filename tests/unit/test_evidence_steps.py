@@ -118,3 +118,20 @@ def test_verdict_ignores_contradiction_by_unrelated_text_with_overlap() -> None:
 def test_runs_group_consecutive_sentences_of_a_chunk() -> None:
     s = pool().sentences
     assert [[x.ord for x in r] for r in runs([s[0], s[1], s[3]])] == [[0, 1], [3]]
+
+
+def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> None:
+    from gechat.evidence.facts import NoFact, states_no_fact
+
+    q = "How big is the graph?"
+    assert states_no_fact("This information is directly provided in the first sentence of the introduction.", q)
+    assert states_no_fact("The question asks how big the graph is.", q)
+    assert states_no_fact("According to excerpt [2], this is stated on page 3.", q)
+    assert not states_no_fact("The graph has 280M nodes, as stated on page 3.", q)
+    assert not states_no_fact("Revenue was $3.2 billion in 2018.", "What was revenue?")
+    ctx = context(Scripted({}))
+    sts = [ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="thought", given=q)),
+           ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="answer", given=q))]
+    NoFact().run(sts, ctx)
+    assert [s.verdict for s in sts] == ["no fact", None]  # answers are left to the model
+    assert active(sts) == [sts[1]]

@@ -28,6 +28,13 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
     return EvidenceChain(steps, context)
 
 
+@STEPS.register("facts")
+def _facts(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.facts import NoFact
+
+    return NoFact()
+
+
 @STEPS.register("candidates")
 def _candidates(settings: Settings, **deps: Any) -> EvidenceStep:
     from gechat.evidence.candidates import Candidates

@@ -19,10 +19,13 @@ function entailment(claim) {
   return claim.evidence.length ? Math.max(...claim.evidence.map((e) => e.p_entail)) : null;
 }
 
+// A verdict as a CSS class: "no fact" -> "no-fact".
+const verdictClass = (v) => v.replace(/ /g, "-");
+
 function claimButton(claim, n, onSelect) {
   const b = document.createElement("button");
   b.type = "button";
-  b.className = `claim ${claim.verdict}`;
+  b.className = `claim ${verdictClass(claim.verdict)}`;
   b.setAttribute("aria-pressed", "false");
   b.dataset.verdict = claim.verdict;
   const p = entailment(claim);
@@ -31,10 +34,10 @@ function claimButton(claim, n, onSelect) {
   b.children[1].textContent = claim.text;
   // the names and numbers the evidence lacks say at a glance why a claim is not supported
   const missing = (claim.missing || []).length ? `not in the evidence: ${claim.missing.join(", ")}` : "";
-  // a rule's verdict (dates compared, countries, a chain of sentences) says what it read
-  const note = claim.note ? `judged by: ${claim.note}` : "";
+  // why a step decided as it did (a reasoning step that states no fact says so)
+  const note = claim.note || "";
   b.children[2].textContent = (note ? `${note} · ` : "") +
-    (p === null ? "no evidence" : `entailment ${p.toFixed(2)}`) + (missing ? ` · ${missing}` : "");
+    (claim.verdict === "no fact" ? "not checked" : p === null ? "no evidence" : `entailment ${p.toFixed(2)}`) + (missing ? ` · ${missing}` : "");
   b.setAttribute("aria-label", `Claim ${n}, ${claim.verdict}` + (note ? `, ${note}` : "") +
     (p === null ? ", no evidence" : `, entailment ${p.toFixed(2)}`) + (missing ? `, ${missing}` : "") +
     `: ${claim.text}`);
@@ -53,7 +56,7 @@ function answerText(text, claims) {
     if (i < pos) continue;
     p.append(text.slice(pos, i));
     const span = document.createElement("span");
-    span.className = `inline ${c.verdict}`;
+    span.className = `inline ${verdictClass(c.verdict)}`;
     span.textContent = c.text;
     span.title = c.verdict;
     p.append(span);
@@ -89,7 +92,8 @@ export function renderAnswer(answer, onSelect) {
   if (!answer.thoughts.length) steps.innerHTML = "<li class='muted'>No reasoning steps.</li>";
   const u = answer.usage || {};
   const secs = Object.values(u.stages || {}).reduce((s, x) => s + x.seconds, 0);
-  const counts = ["supported", "unsupported", "contradicted"]
+  const counts = ["supported", "unsupported", "contradicted", "no fact"]
+    .filter((v) => v !== "no fact" || answer.claims.some((c) => c.verdict === v))
     .map((v) => `${answer.claims.filter((c) => c.verdict === v).length} ${v}`).join(", ");
   $("usage").textContent = `${answer.claims.length} claims: ${counts}. ${secs.toFixed(1)} s.`;
 }

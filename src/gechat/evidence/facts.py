@@ -1,0 +1,60 @@
+"""Step ``facts``: a reasoning step that states no fact is labelled ``no fact``, not checked.
+
+A step about the documents themselves ("This information is directly provided in the first
+sentence of the introduction") or one that only restates the question holds nothing a
+source sentence could support or refute, yet the cross-encoder gives such text a weak
+P_entail against the sentence it points at, enough to pass. Such a claim is finished with
+the verdict ``no fact``: shown greyed, never counted as supported.
+
+The test is lexical and holds for any text: the step's content words, less the question's
+and less the words that only talk about documents, reading and answering, leave nothing.
+A number counts as a fact unless it only locates text ("page 3", "excerpt [2]"). Answer
+claims are left to the model: "Yes." to a question asserts the question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.lexical import content_keys
+
+# Words about documents, reading and answering: a step made of these (and the question's own
+# words) says where something is written, not what is true.
+_META = content_keys(
+    "document documents text paper article report filing passage passages excerpt excerpts source "
+    "sources section sections chapter introduction abstract conclusion summary sentence sentences "
+    "paragraph paragraphs page pages line lines table tables figure figures appendix footnote "
+    "information info details detail context question questions answer answers query asked asks "
+    "ask asking state states stated statement mention mentions mentioned mentioning provide provides "
+    "provided providing give gives given say says said saying according directly clearly "
+    "explicitly specifically indicate indicates indicated show shows shown describe describes "
+    "described refer refers referred note notes noted find found look looking read reading based "
+    "therefore thus hence also above below following first second third last previous next here "
+    "relevant explicit specific part point step steps reasoning conclude determine identify need "
+    "needed know known tell tells told check checked see seen directly not no yes only just "
+    "answered answering asked question's correct correctly"
+)
+# "page 3", "Table 2", "excerpt [1]", "[2]": numbers that only say where text is
+_LOCATOR = re.compile(
+    r"\b(?:pages?|p|sections?|tables?|figures?|fig|items?|notes?|lines?|paragraphs?|steps?|excerpts?|"
+    r"chapters?|appendix|exhibits?|sources?)\.?\s?\[?\d{1,4}[a-z]?\]?|\[\d{1,3}\]",
+    re.IGNORECASE,
+)
+
+
+def states_no_fact(text: str, question: str = "") -> bool:
+    """Whether ``text`` says nothing beyond the question but where something is written."""
+    keys = content_keys(_LOCATOR.sub(" ", text))
+    return not (keys - content_keys(question) - _META)
+
+
+class NoFact:
+    name = "facts"
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        for state in active(states):
+            claim = state.claim
+            if claim.source == "thought" and states_no_fact(claim.text, claim.given):
+                state.verdict = "no fact"
+                state.note = "states no fact to check: it says where something is written or restates the question"
