@@ -98,8 +98,9 @@ class Settings(BaseSettings):
     evidence: str = "nli-objective"  # or reflection (EvidenceChat), quote (the papers' baseline)
     # the nli-objective selector's steps, in order (gechat.evidence.steps): reasoning steps
     # that state no fact set aside, the candidate sentences, each read alone by the entailment
-    # model, sentence sets, the verdict
-    evidence_steps: list[str] = Field(default_factory=lambda: ["facts", "candidates", "nli", "sets", "verdict"])
+    # model, sentence sets, values that conflict with the claim's, the verdict
+    evidence_steps: list[str] = Field(
+        default_factory=lambda: ["facts", "candidates", "nli", "sets", "values", "verdict"])
     reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
     # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
     # tuning questions (benchmarks/results/evidence_calibration.md)

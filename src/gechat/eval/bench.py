@@ -22,9 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.answer.claims import make_claims
-from gechat.eval.datasets import FinanceItem, QAItem
+from gechat.eval.datasets import FinanceItem, QAItem, financebench_split
 from gechat.eval.evidence import evidence_scores, page_hit, prf, token_recall
 from gechat.eval.metrics import balanced_accuracy
+from gechat.eval.negatives import changed_number
 from gechat.eval.qa import answer_f1, exact_match
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool, EvidenceSelector
 from gechat.models.llm.cache import CachedLLM
@@ -111,6 +112,7 @@ class Result:
     answer_f1: float | None = None
     page_hit: float | None = None
     token_recall: float | None = None
+    split: str = ""  # "dev" or "test" where the data set is split so
 
 
 class Bench:
@@ -199,22 +201,26 @@ class Bench:
 
     # --- FinanceBench: questions over one long PDF; retrieval is needed even in oracle mode ---
     def oracle_finance(self, item: FinanceItem, *, with_llm: bool = True) -> Iterator[Result]:
+        """The gold answer as a claim, and a hard wrong one (its figure changed by 5-50%,
+        ``eval.negatives``) when it has a figure; both must be read right."""
         ws = self.workspace("fin-" + item.pdf.stem)
         if not ws.documents():
             ws.add([item.pdf])
         claim = answer_claim(item.question, item.answer)
+        wrong_answer = changed_number(item.answer, item.id)
+        claims = [claim] + ([answer_claim(item.question, wrong_answer)] if wrong_answer else [])
         hits = ws.retriever.retrieve(claim.text, max(self.settings.top_k_chunks, 5))
         pool = ws.evidence_pool(hits)
         gold_text = " ".join(t for t, _ in item.evidence)
         for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:
-                (c,) = sel.select([claim], pool)
-            r = Result("financebench", "oracle", name, item.id, gold_text=gold_text)
+                c, *wrong = sel.select(claims, pool)
+            r = Result("financebench", "oracle", name, item.id, gold_text=gold_text, split=financebench_split(item))
             r.evidence_text = " ".join(e.text for e in c.evidence if c.verdict == "supported")
             r.page_hit = page_hit([e.page for e in c.evidence], [p for _, p in item.evidence])
             r.token_recall = token_recall(r.evidence_text, gold_text)
-            r.verdicts = [(True, c.verdict == "supported")]
-            r.shown, r.not_verbatim = _verbatim([c], pool)
+            r.verdicts = [(True, c.verdict == "supported")] + [(False, w.verdict == "supported") for w in wrong]
+            r.shown, r.not_verbatim = _verbatim([c, *wrong], pool)
             yield self._finish(r, sel, cost)
         ws.close()
 
@@ -321,6 +327,13 @@ def _group_metrics(dataset: str, mode: str, rs: Sequence[Result],
     if dataset == "financebench":
         m["page_hit"] = float(np.mean([r.page_hit or 0.0 for r in rs]))
         m["token_recall"] = float(np.mean([r.token_recall or 0.0 for r in rs]))
+        for split in ("dev", "test"):
+            gold = [p for r in rs if r.split == split for g, p in r.verdicts if g]
+            wrong = [p for r in rs if r.split == split for g, p in r.verdicts if not g]
+            if gold:
+                m[f"{split}_supported_rate"] = sum(gold) / len(gold)
+            if wrong:
+                m[f"{split}_wrong_supported_rate"] = sum(wrong) / len(wrong)
     else:
         m |= {"precision": float(np.mean([r.precision for r in rs])),
               "recall": float(np.mean([r.recall for r in rs])), "f1": float(np.mean([r.f1 for r in rs]))}
@@ -355,6 +368,11 @@ def summarise(results: Sequence[Result], embed: Callable[[Sequence[str]], npt.ND
             m |= {f"{name}_llm_subset": v for name, v in sub.items()}
         for name, v in m.items():
             flat[f"{pre}_{name}__{key}"] = round(v, 4)
+        if dataset == "financebench" and key == "nli":
+            # the issue's headline keys: the default selector on the test half of the filings
+            for name in ("supported_rate", "wrong_supported_rate"):
+                if f"test_{name}" in m:
+                    flat[f"financebench_oracle_{name}"] = round(m[f"test_{name}"], 4)
     for selector, key in SELECTOR_KEYS.items():
         rs = [r for r in results if r.selector == selector and r.mode == "oracle" and r.dataset != "financebench"]
         if rs:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,3 +99,15 @@ def financebench(limit: int | None = None, root: Path = DATA) -> list[FinanceIte
         ev = [(e["evidence_text"], int(e["evidence_page_num"]) + 1) for e in r.get("evidence", [])]
         items.append(FinanceItem(r["financebench_id"], r["question"], str(r["answer"]), pdf, ev))
     return items[:limit]
+
+
+def financebench_split(item: FinanceItem, root: Path = DATA) -> str:
+    """"dev" for a question on a filing whose name sorts in the first half of the filings
+    here, else "test": tune on dev, report test."""
+    names = _filings(root)
+    return "dev" if names.index(item.pdf.stem) < len(names) // 2 else "test"
+
+
+@lru_cache(maxsize=4)
+def _filings(root: Path) -> list[str]:
+    return sorted({i.pdf.stem for i in financebench(root=root)})

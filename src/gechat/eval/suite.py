@@ -163,6 +163,8 @@ def markdown(flat: dict[str, float], selectors: Sequence[str], plan: Plan) -> st
                ("HotpotQA e2e F1", "hotpotqa_e2e_f1"), ("answer F1", "hotpotqa_e2e_answer_f1"),
                ("FinanceBench page hit", "financebench_page_hit"),
                ("FinanceBench token recall", "financebench_token_recall"),
+               ("FinanceBench gold supported (test)", "financebench_test_supported_rate"),
+               ("hard wrong supported (test)", "financebench_test_wrong_supported_rate"),
                ("evidence score", "evidence_score"), ("fabricated", "fabricated_rate"),
                ("not verbatim", "not_verbatim_rate"),
                ("s / question (oracle)", "hotpotqa_oracle_seconds_per_question"),
@@ -193,7 +195,9 @@ def markdown(flat: dict[str, float], selectors: Sequence[str], plan: Plan) -> st
               "JSON, keys ending _questions__<selector>).", "",
               "Oracle: the gold answer, phrased as a claim, is grounded in all sentences of the question's "
               "paragraphs (FinanceBench: in the chunks retrieved for it); a wrong answer must not come out "
-              "supported. e2e: retrieval, the LLM's answer and steps, then each selector on the same claims. "
+              "supported (FinanceBench: the gold answer with its figure changed by 5-50%; dev / test: the "
+              "questions on the filings whose names sort in the first / second half). e2e: retrieval, the "
+              "LLM's answer and steps, then each selector on the same claims. "
               "Evidence score: mean cos(E, E_gt) * min(1, L_gt / L), lengths in words, embeddings of the "
               "configured embedder; no evidence scores 0. Fabricated: quotes the LLM returned that are not in "
               "the source (dropped, never shown). Not verbatim: evidence spans shown whose text is not the "

@@ -58,6 +58,13 @@ def _sets(settings: Settings, **deps: Any) -> EvidenceStep:
                         contribution=settings.set_contribution)
 
 
+@STEPS.register("values")
+def _values(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.conflicts import ValueConflicts
+
+    return ValueConflicts()
+
+
 @STEPS.register("verdict")
 def _verdict(settings: Settings, **deps: Any) -> EvidenceStep:
     from gechat.evidence.verdict import Verdicts

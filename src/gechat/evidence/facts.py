@@ -21,7 +21,7 @@ from gechat.lexical import content_keys
 
 # Words about documents, reading and answering: a step made of these (and the question's own
 # words) says where something is written, not what is true.
-_META = content_keys(
+META = content_keys(
     "document documents text paper article report filing passage passages excerpt excerpts source "
     "sources section sections chapter introduction abstract conclusion summary sentence sentences "
     "paragraph paragraphs page pages line lines table tables figure figures appendix footnote "
@@ -46,7 +46,7 @@ _LOCATOR = re.compile(
 def states_no_fact(text: str, question: str = "") -> bool:
     """Whether ``text`` says nothing beyond the question but where something is written."""
     keys = content_keys(_LOCATOR.sub(" ", text))
-    return not (keys - content_keys(question) - _META)
+    return not (keys - content_keys(question) - META)
 
 
 class NoFact:

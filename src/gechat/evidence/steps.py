@@ -19,7 +19,8 @@ import numpy.typing as npt
 
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.lengths import LenNorm
-from gechat.lexical import Coverage, uncovered
+from gechat.evidence.values import agreeing_keys
+from gechat.lexical import Coverage, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.registry import Registry
@@ -66,8 +67,16 @@ class EvidenceContext:
         return self.alpha * p_entail.astype(np.float64) - self.beta * pen
 
     def covers(self, claim: ClaimInput, text: str) -> bool:
-        """Whether ``text`` holds the claim's names and numbers (per ``coverage``)."""
-        return not uncovered(claim.text, text, given=claim.given, mode=self.coverage)
+        """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value
+        stated in another form ("1,200 million" for "$1.2 billion") counts."""
+        keys = uncovered(claim.text, text, given=claim.given, mode=self.coverage)
+        return not keys or not keys - agreeing_keys(claim.text, text)
+
+    def missing(self, claim: ClaimInput, text: str) -> list[str]:
+        """The claim's names and numbers that ``text`` lacks, as the claim writes them."""
+        agreed = agreeing_keys(claim.text, text)
+        return [w for w in missing_words(claim.text, text, given=claim.given, mode=self.coverage)
+                if not (number_keys(w) and number_keys(w) <= agreed)]
 
     def passage(self, sents: list[Sentence]) -> str:
         """A set of sentences (in document order) as the model reads it: each run of

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.lexical import content_keys, missing_words
+from gechat.lexical import content_keys
 from gechat.models.entail.base import CONTRADICTION
 
 
@@ -41,5 +41,4 @@ class Verdicts:
                                                         float(state.f[worst]), ctx.name)]
             if state.verdict is None:
                 state.verdict = "unsupported"
-            state.missing = missing_words(state.claim.text, " ".join(e.text for e in state.evidence),
-                                          given=state.claim.given, mode=ctx.coverage)
+            state.missing = ctx.missing(state.claim, " ".join(e.text for e in state.evidence))

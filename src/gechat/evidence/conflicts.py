@@ -1,0 +1,79 @@
+"""Step ``values``: a claim whose value differs from the one a sentence states for the same
+thing is contradicted, and the reader sees both values.
+
+An entailment model reads "$35.0 billion" against "Net sales were $32.8 billion in 2018" as
+merely not entailed; a reader calls it wrong. For a claim no evidence supports, a candidate
+sentence (one the model has read) conflicts when it speaks of the same thing (it holds most
+of the claim's content words, and every year the claim names), states values of the same
+kind (amounts, percentages, counts), and none of them agrees with any of the claim's
+(``gechat.evidence.values.agree``: forms, rounding and hedges allowed). Years are not
+compared: they say which value. A row of many figures (a table line) could be another row's
+value and is left alone.
+"""
+
+from __future__ import annotations
+
+from gechat.evidence.facts import META
+from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.evidence.values import Quantity, agree, comparable, quantities
+from gechat.lexical import content_keys, number_keys
+from gechat.types import Sentence
+
+MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
+MAX_VALUES = 4  # a sentence with more comparable values than this is a table row of many
+
+
+class ValueConflicts:
+    name = "values"
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        for state in active(states):
+            if state.passes or state.probs is None or state.f is None:
+                continue
+            found = conflict(state)
+            if found is None:
+                continue
+            i, claimed, stated = found
+            state.verdict = "contradicted"
+            state.evidence = [ctx.pool.evidence([state.candidates[i]], state.probs[i], float(state.f[i]), ctx.name)]
+            state.note = (f"the claim says {claimed.text}; the source says "
+                          f"{' / '.join(q.text for q in stated)}")
+
+
+def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
+    """The candidate that states another value for the claim's quantity (its index), the
+    claim's value and the sentence's values; the one sharing the most words first."""
+    claim = state.claim
+    # values the question holds ("3M" in "What was 3M's capex?") say which thing, not its value
+    asked = number_keys(claim.given)
+    values = [q for q in quantities(claim.answer()) if q.kind != "year" and q.key not in asked]
+    if not values:
+        return None
+    years = {q.key for q in quantities(claim.text) if q.kind == "year"}
+    topic = {k for k in content_keys(claim.text) - META if not k[:1].isdigit()}
+    if not topic:
+        return None
+    best: tuple[float, int, Quantity, list[Quantity]] | None = None
+    for i, s in enumerate(state.candidates):
+        share = len(topic & content_keys(s.text)) / len(topic)
+        if share < MIN_SHARE or (best is not None and share <= best[0]) or not _same_years(years, s):
+            continue
+        found = _differs(values, quantities(s.text))
+        if found is not None:
+            best = (share, i, *found)
+    return None if best is None else best[1:]  # type: ignore[return-value]
+
+
+def _same_years(years: set[str], s: Sentence) -> bool:
+    return years <= {q.key for q in quantities(s.text) if q.kind == "year"}
+
+
+def _differs(claimed: list[Quantity], stated: tuple[Quantity, ...]) -> tuple[Quantity, list[Quantity]] | None:
+    for c in claimed:
+        same_kind = [q for q in stated if comparable(c, q)]
+        if not same_kind or len(same_kind) > MAX_VALUES:
+            continue
+        if any(agree(c, q) for q in same_kind):
+            return None  # the sentence states the claim's value: no conflict
+        return c, same_kind
+    return None

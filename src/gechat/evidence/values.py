@@ -1,0 +1,161 @@
+"""Typed values: amounts, percentages and counts read from text and compared as a reader would.
+
+"$1.2 billion" and "1,200 million" are the same amount; "32,765" in a filing's table (in
+millions) is "$32.8 billion" rounded; "12.5%" is "0.125"; "(1,234)" is negative; "about
+280M" and "more than 280M" agree with "280 million" within a reader's tolerance. Years
+("2019") are not values here: they say which value, and the lexical checks match them as
+written.
+
+Used by the evidence steps twice: a claim's number is covered when its evidence states the
+same value in another form (``agreeing_keys``), and a claim whose value differs from the
+value a sentence states for the same thing is contradicted (``gechat.evidence.conflicts``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from gechat.lexical import number_keys
+
+Kind = Literal["money", "percent", "number", "year"]
+
+# A number as written: "1,234.5", "0.125", "32.8"; an optional currency sign before it, a
+# scale word or letter and a percent sign after it, a parenthesis around it for a negative.
+# Linear: each part is a possessive run of one character class, tried once per position; a
+# match starts only where no word character or point precedes.
+_QUANTITY = re.compile(
+    r"(?<![\w.,])(?P<open>\()?(?P<cur>[$€£¥])?[ \t]?+"
+    r"(?P<num>\d{1,3}+(?:,\d{3})++(?:\.\d++)?+|\d++(?:\.\d++)?+)(?![\d,]?\d)"
+    r"(?:[ \t]?+(?P<scale>thousand|million|billion|trillion|mn|bn|[kKmMbB])(?![\w]))?+"
+    r"[ \t]?+(?P<pct>%|percent\b|per cent\b)?+(?P<close>\))?"
+)
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9,
+           "b": 1e9, "trillion": 1e12}
+# words just before a value that loosen it: "about 280M", "more than 280M", "under 5%"
+_ABOUT = ("about", "approximately", "approx.", "around", "roughly", "nearly", "almost", "some", "~", "circa")
+_MORE = ("more than", "over", "above", "at least", "exceeding", "exceeds", "exceeded", "in excess of", "upwards of")
+_LESS = ("less than", "under", "below", "at most", "up to", "fewer than")
+LOOSE = 0.10  # a hedged value agrees within 10%
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float  # the number times its scale word; a percentage as written (12.5 for 12.5%)
+    kind: Kind
+    decimals: int  # digits after the point as written: the precision the writer claims
+    scale: float  # what one unit of the digits is worth ("billion": 1e9)
+    scaled: bool  # a scale word or currency sign says what unit the digits are in
+    hedge: Literal["", "about", "more", "less"]
+    text: str  # as written
+    key: str  # the digits' key as ``lexical.number_keys`` writes it
+
+
+@lru_cache(maxsize=8192)
+def quantities(text: str) -> tuple[Quantity, ...]:
+    """Every value written in ``text``, in order."""
+    out = []
+    for m in _QUANTITY.finditer(text):
+        num, scale_word, pct, cur = m["num"], (m["scale"] or ""), m["pct"], m["cur"]
+        digits = num.replace(",", "")
+        value = float(digits)
+        scale = _SCALES.get(scale_word.lower(), 1.0)
+        # a bare capital M or B after a number is a scale only with money or alone ("280M"),
+        # not a unit letter glued to a model name; "5 m" (metres) is left alone
+        if scale_word in ("m", "b", "k") and not cur:
+            scale = 1.0
+        negative = bool(m["open"] and m["close"])
+        if pct:
+            kind: Kind = "percent"
+        elif cur:
+            kind = "money"
+        elif scale == 1.0 and "," not in num and "." not in num and 1800 <= value <= 2100 and len(digits) == 4:
+            kind = "year"
+        else:
+            kind = "number"
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        out.append(Quantity(value=(-value if negative else value) * scale, kind=kind, decimals=decimals, scale=scale,
+                            scaled=bool(cur or scale != 1.0 or pct), hedge=_hedge(text, m.start()),
+                            text=m.group().strip(" \t"), key=_key(num)))
+    return tuple(out)
+
+
+def _key(num: str) -> str:
+    (key,) = number_keys(num) or {num}
+    return key
+
+
+def _hedge(text: str, start: int) -> Literal["", "about", "more", "less"]:
+    before = " ".join(text[max(0, start - 24):start].lower().split())
+    if before.endswith(_ABOUT):
+        return "about"
+    if before.endswith(_MORE):
+        return "more"
+    if before.endswith(_LESS):
+        return "less"
+    return ""
+
+
+def _unit(q: Quantity, reading: float) -> float:
+    """Half a unit of the last digit ``q`` was written with, at ``reading`` (one of its
+    readings): the rounding a reader allows."""
+    ratio = abs(reading / q.value) if q.value else 1.0
+    return 0.5 * 10.0 ** -q.decimals * q.scale * ratio
+
+
+def _readings(q: Quantity, other: Quantity) -> list[float]:
+    """The values ``q`` may stand for next to ``other``: a bare table figure may be in
+    thousands, millions or billions (the table's header says which, out of reach here)."""
+    if q.kind == "percent" and other.kind == "number":
+        return [q.value / 100]
+    if q.scaled or other.kind == "percent" or not other.scaled:
+        return [q.value]
+    return [q.value * 10 ** k for k in (0, 3, 6, 9)]
+
+
+def comparable(a: Quantity, b: Quantity) -> bool:
+    """Whether two values can be of one quantity: years are not values; money may stand as a
+    bare figure in a table; a percentage as a fraction."""
+    if "year" in (a.kind, b.kind):
+        return False
+    kinds = {a.kind, b.kind}
+    return len(kinds) == 1 or kinds in ({"money", "number"}, {"percent", "number"})
+
+
+def agree(claim: Quantity, source: Quantity) -> bool:
+    """Whether ``source`` states the value ``claim`` states, allowing for the rounding of the
+    less precise of the two, and 10% either way (or the direction a hedge gives) when either
+    is hedged ("about 280M", "more than 280M")."""
+    if not comparable(claim, source):
+        return False
+    for c in _readings(claim, source):
+        for s in _readings(source, claim):
+            if _close(claim, c, source, s):
+                return True
+    return False
+
+
+def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
+    if (c < 0) != (s < 0) and c and s:
+        return False
+    tol = max(_unit(claim, c), _unit(source, s), 1e-9 * max(abs(c), abs(s)))
+    if abs(c - s) <= tol:
+        return True
+    if claim.hedge == "more" and s >= c - tol:
+        return True
+    if claim.hedge == "less" and s <= c + tol:
+        return True
+    if claim.hedge or source.hedge:
+        return abs(c - s) <= LOOSE * max(abs(c), abs(s))
+    return False
+
+
+def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
+    """The number keys of ``claim``'s values that ``evidence`` states in some form."""
+    found = quantities(evidence)
+    return frozenset(q.key for q in quantities(claim) if q.kind != "year" and any(agree(q, s) for s in found))
+
+
+__all__ = ["Quantity", "agree", "agreeing_keys", "comparable", "quantities"]

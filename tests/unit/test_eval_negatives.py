@@ -1,0 +1,34 @@
+"""Hard wrong claims for the oracle suites, and the FinanceBench dev / test halves."""
+
+from __future__ import annotations
+
+from gechat.eval.datasets import financebench, financebench_split
+from gechat.eval.negatives import changed_number
+from gechat.evidence.values import agree, quantities
+
+
+def test_the_figure_changes_by_5_to_50_percent_written_as_the_answer_writes_it() -> None:
+    for seed in ("a", "b", "c", "d", "e", "f"):
+        wrong = changed_number("Capital spending was $1,577 million in FY2018.", seed)
+        assert wrong is not None and wrong != "Capital spending was $1,577 million in FY2018."
+        assert wrong.endswith(" million in FY2018.")  # the year and the scale stay
+        (old,), (new,) = quantities("$1,577 million"), quantities(wrong)
+        assert 0.05 <= abs(new.value - old.value) / old.value <= 0.5 + 1e-9
+        assert not agree(old, new)
+    assert changed_number("Capital spending was $1,577 million.", "a") == changed_number(
+        "Capital spending was $1,577 million.", "a")  # the same claims on every run
+
+
+def test_an_amount_is_changed_before_a_figure_in_a_name_and_no_figure_gives_none() -> None:
+    wrong = changed_number("3M spent $1.6 billion.", "seed")
+    assert wrong is not None and wrong.startswith("3M spent $") and "1.6" not in wrong
+    assert changed_number("No, the company did not.", "seed") is None
+    assert changed_number("In 2019.", "seed") is None
+
+
+def test_financebench_halves_split_by_filing() -> None:
+    items = financebench()
+    splits = {i.pdf.stem: financebench_split(i) for i in items}
+    names = sorted(splits)
+    assert {splits[n] for n in names[: len(names) // 2]} == {"dev"}
+    assert {splits[n] for n in names[len(names) // 2:]} == {"test"}

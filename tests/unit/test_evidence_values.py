@@ -1,0 +1,97 @@
+"""Typed values: amounts, percentages and counts compared as a reader compares them, and the
+``values`` step that contradicts a claim whose value a sentence states otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.conflicts import ValueConflicts
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.steps import ClaimState
+from gechat.evidence.values import agree, agreeing_keys, quantities
+from tests.unit.test_evidence_objective import Scripted, context
+
+
+def one(text: str):  # type: ignore[no-untyped-def]
+    (q,) = quantities(text)
+    return q
+
+
+def test_values_are_read_with_their_kind_scale_sign_and_hedge() -> None:
+    got = [(q.value, q.kind, q.hedge) for q in quantities(
+        "Revenue was $32.8 billion in 2018, up 3.5% from $31,657 million; a loss of (1,234); "
+        "more than 280M nodes")]
+    assert got == [(pytest.approx(32.8e9), "money", ""), (2018.0, "year", ""), (3.5, "percent", ""),
+                   (31_657e6, "money", ""), (-1234.0, "number", ""), (280e6, "number", "more")]
+
+
+def test_locators_and_codes_are_not_values() -> None:
+    assert [q.text for q in quantities("Item 7 ....35, FY2019, Q3 and 10-K")] == ["7", "10"]
+
+
+@pytest.mark.parametrize(("claim", "source", "same"), [
+    ("$1.2 billion", "$1,200 million", True),
+    ("$32.8 billion", "32,765", True),  # a table figure in millions, rounded
+    ("$35.0 billion", "32,765", False),
+    ("12.5%", "0.125", True),
+    ("12.5%", "13.5%", False),
+    ("about 280M", "more than 280M", True),
+    ("about 280M", "300M", True),  # within 10% of a hedged value
+    ("280M", "300M", False),
+    ("more than 280M", "300 million", True),
+    ("3 rooms", "4 rooms", False),
+    ("(1.2)", "1.2", False),  # a loss is not a gain
+    ("1990", "1990", False),  # years are matched as written, not as values
+])
+def test_agree_as_a_reader_would(claim: str, source: str, same: bool) -> None:
+    assert agree(one(claim), one(source)) is same
+
+
+def test_a_value_in_another_form_covers_the_claims_number() -> None:
+    assert agreeing_keys("Revenue was $32.8 billion.", "Net sales 32,765 31,657") == {"32.8"}
+    assert agreeing_keys("Revenue was $35 billion.", "Net sales 32,765 31,657") == frozenset()
+    ctx = context(Scripted({}), coverage="facts")
+    claim = ClaimInput(text="Net sales were $32.8 billion in 2018.", source="answer")
+    assert ctx.covers(claim, "Net sales in 2018 were $32,765 million.")
+    assert not ctx.covers(claim, "Net sales in 2018 were $30,109 million.")
+    assert ctx.missing(claim, "Net sales in 2018 were $30,109 million.") == ["32.8"]
+
+
+FILING = ("Net sales were $32,765 million in 2018. Net sales were $31,657 million in 2017. "
+          "The company has 93,000 employees.")
+
+
+def run_values(claim: str, table: dict[str, tuple[float, float]] | None = None) -> ClaimState:
+    ctx = context(Scripted(table or {}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([FILING])
+    st = ClaimState(claim=ClaimInput(text=claim, source="answer"))
+    for step in (Candidates(60), NliScores(), ValueConflicts()):
+        step.run([st], ctx)
+    return st
+
+
+def test_a_claim_with_another_value_for_the_same_thing_is_contradicted_with_both_values() -> None:
+    st = run_values("Net sales were $35.0 billion in 2018.")
+    assert st.verdict == "contradicted"
+    assert st.evidence[0].text == "Net sales were $32,765 million in 2018."
+    assert st.note == "the claim says $35.0 billion; the source says $32,765 million"
+
+
+def test_no_conflict_with_another_year_another_thing_or_the_same_value() -> None:
+    assert run_values("Net sales were $35.0 billion in 2016.").verdict is None  # no sentence of 2016
+    assert run_values("Operating income was $35.0 billion in 2018.").verdict is None  # another quantity
+    assert run_values("Net sales were $32.8 billion in 2018.").verdict is None  # the same value, rounded
+
+
+def test_a_supported_claim_is_left_alone() -> None:
+    st = run_values("Net sales were $35.0 billion in 2018.",
+                    {"Net sales were $32,765 million in 2018.": (0.0, 0.0)})
+    st.passes = False
+    assert st.verdict == "contradicted"
+    ctx = context(Scripted({}), coverage="facts")
+    passing = ClaimState(claim=ClaimInput(text="Net sales were $35.0 billion in 2018.", source="answer"),
+                         passes=True)
+    ValueConflicts().run([passing], ctx)
+    assert passing.verdict is None
