@@ -27,8 +27,9 @@ def test_values_are_read_with_their_kind_scale_sign_and_hedge() -> None:
                    (31_657e6, "money", ""), (-1234.0, "number", ""), (280e6, "number", "more")]
 
 
-def test_locators_and_codes_are_not_values() -> None:
-    assert [q.text for q in quantities("Item 7 ....35, FY2019, Q3 and 10-K")] == ["7", "10"]
+def test_locators_codes_and_list_markers_are_not_values() -> None:
+    assert [q.text for q in quantities("Item 7 ....35, FY2019, Q3 and 10-K; (1) one and (2) two")] == ["7", "10"]
+    assert [q.value for q in quantities("($1.8 bn) and (1,234)")] == [1.8e9, -1234.0]
 
 
 @pytest.mark.parametrize(("claim", "source", "same"), [
@@ -42,7 +43,8 @@ def test_locators_and_codes_are_not_values() -> None:
     ("280M", "300M", False),
     ("more than 280M", "300 million", True),
     ("3 rooms", "4 rooms", False),
-    ("(1.2)", "1.2", False),  # a loss is not a gain
+    ("(1,577)", "$1577.00", True),  # a cash flow statement's outflow is the amount spent
+    ("($1.8 bn)", "1.8 billion", True),  # an aside in parentheses is not a negative
     ("1990", "1990", False),  # years are matched as written, not as values
 ])
 def test_agree_as_a_reader_would(claim: str, source: str, same: bool) -> None:

@@ -1,10 +1,10 @@
 """Typed values: amounts, percentages and counts read from text and compared as a reader would.
 
 "$1.2 billion" and "1,200 million" are the same amount; "32,765" in a filing's table (in
-millions) is "$32.8 billion" rounded; "12.5%" is "0.125"; "(1,234)" is negative; "about
-280M" and "more than 280M" agree with "280 million" within a reader's tolerance. Years
-("2019") are not values here: they say which value, and the lexical checks match them as
-written.
+millions) is "$32.8 billion" rounded; "12.5%" is "0.125"; "(1,234)" is negative, and agrees
+with "1,234" (a statement's outflow is the amount a reader names); "about 280M" and "more
+than 280M" agree with "280 million" within a reader's tolerance. Years ("2019") are not
+values here: they say which value, and the lexical checks match them as written.
 
 Used by the evidence steps twice: a claim's number is covered when its evidence states the
 same value in another form (``agreeing_keys``), and a claim whose value differs from the
@@ -66,7 +66,11 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         # not a unit letter glued to a model name; "5 m" (metres) is left alone
         if scale_word in ("m", "b", "k") and not cur:
             scale = 1.0
-        negative = bool(m["open"] and m["close"])
+        paren = bool(m["open"] and m["close"])
+        if paren and not (cur or pct or scale_word) and "," not in num and "." not in num and len(digits) <= 2:
+            continue  # "(1)", "(2)": the markers of a list, not values
+        # "(1,577)" is an accounting negative; "($1.8 bn)" is an aside in prose
+        negative = paren and not scale_word
         if pct:
             kind: Kind = "percent"
         elif cur:
@@ -138,8 +142,9 @@ def agree(claim: Quantity, source: Quantity) -> bool:
 
 
 def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
-    if (c < 0) != (s < 0) and c and s:
-        return False
+    # magnitudes: "(1,577)" in a cash flow statement is the outflow a reader calls "$1,577
+    # million of capital spending"; which sign a figure carries is the table's convention
+    c, s = abs(c), abs(s)
     tol = max(_unit(claim, c), _unit(source, s), 1e-9 * max(abs(c), abs(s)))
     if abs(c - s) <= tol:
         return True
