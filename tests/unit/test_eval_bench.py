@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gechat.eval.bench import Bench, as_claim, summarise
+from gechat.eval.bench import Bench, as_claim
 from gechat.eval.datasets import DATA, hotpotqa, twowiki
+from gechat.eval.summary import summarise
 from gechat.models.llm.cache import CachedLLM
 from gechat.models.llm.fake import FakeLLM
 from gechat.settings import Settings

@@ -32,3 +32,15 @@ def test_financebench_halves_split_by_filing() -> None:
     names = sorted(splits)
     assert {splits[n] for n in names[: len(names) // 2]} == {"dev"}
     assert {splits[n] for n in names[len(names) // 2:]} == {"test"}
+
+
+def test_reliability_bins_and_expected_calibration_error() -> None:
+    from gechat.eval.metrics import expected_calibration_error, reliability
+
+    conf, gold = [0.05, 0.15, 0.95, 0.85, 0.9], [False, False, True, True, False]
+    rows = reliability(conf, gold)
+    assert [(lo, n) for lo, _, _, n in rows] == [(0.0, 1), (0.1, 1), (0.8, 1), (0.9, 2)]
+    assert rows[-1][2] == 0.5  # of the two claims at 0.9-1.0, one is true
+    # per bin |confidence - share true|, weighted: (0.05 + 0.15 + 0.15 + 2 * 0.425) / 5
+    assert abs(expected_calibration_error(conf, gold) - 0.24) < 1e-9
+    assert expected_calibration_error([1.0, 0.0], [True, False]) == 0.0

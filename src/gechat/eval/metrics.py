@@ -61,3 +61,19 @@ def auroc(scores: Floats, gold: Bools) -> float:
         ranks[order[i : j + 1]] = (i + j) / 2 + 1
         i = j + 1
     return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def reliability(confidence: Floats, gold: Bools, bins: int = 10) -> list[tuple[float, float, float, int]]:
+    """Per equal-width bin of confidence that a claim is true: (bin's lower edge, mean
+    confidence, share of its claims that are true, claims); empty bins left out."""
+    c, g = np.asarray(confidence, dtype=np.float64), np.asarray(gold, dtype=bool)
+    which = np.minimum((c * bins).astype(int), bins - 1)
+    return [(b / bins, float(c[which == b].mean()), float(g[which == b].mean()), int((which == b).sum()))
+            for b in range(bins) if (which == b).any()]
+
+
+def expected_calibration_error(confidence: Floats, gold: Bools, bins: int = 10) -> float:
+    """Mean |confidence - share true| over the bins, weighted by their claims (0: calibrated)."""
+    rows = reliability(confidence, gold, bins)
+    n = sum(k for *_, k in rows)
+    return float(sum(k * abs(conf - true) for _, conf, true, k in rows) / n) if n else 0.0

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from gechat.errors import GechatError
-from gechat.eval.bench import SELECTOR_KEYS, Bench, Result, summarise, wrong_answers
+from gechat.eval.bench import SELECTOR_KEYS, Bench, Result, wrong_answers
 from gechat.eval.datasets import financebench, hotpotqa, twowiki
 from gechat.eval.report import write
+from gechat.eval.summary import summarise
 from gechat.models import build_llm
 from gechat.settings import Settings
 from gechat.types import Usage
@@ -189,6 +190,19 @@ def markdown(flat: dict[str, float], selectors: Sequence[str], plan: Plan) -> st
         for s in STRATEGIES:
             cells = [flat.get(f"{col}__nli_{s}") for _, col in retrieval]
             lines.append(f"| {s} | " + " | ".join("-" if v is None else f"{v:.3f}" for v in cells) + " |")
+    for sel in selectors:
+        key = SELECTOR_KEYS.get(sel, sel)
+        bins = sorted({k.split("_")[1] for k in flat if k.startswith("reliability_") and k.endswith(f"__{key}")})
+        if bins:
+            lines += ["", f"Reliability ({sel}, oracle HotpotQA + 2Wiki claims, right and wrong; confidence = "
+                      "P_entail of the evidence, 0 when contradicted): expected calibration error "
+                      + ", ".join(f"{d} {flat[f'{d}_oracle_expected_calibration_error__{key}']:.3f}"
+                                  for d in ("hotpotqa", "twowiki_test")
+                                  if f"{d}_oracle_expected_calibration_error__{key}" in flat), "",
+                      "| confidence bin | mean confidence | share true | claims |", "|---|---|---|---|"]
+            lines += [f"| {b}-{float(b) + 0.1:.1f} | {flat[f'reliability_{b}_confidence__{key}']:.3f} | "
+                      f"{flat[f'reliability_{b}_true__{key}']:.3f} | {flat[f'reliability_{b}_claims__{key}']:.0f} |"
+                      for b in bins]
     lines += ["", f"Questions: HotpotQA oracle {plan.hotpotqa_oracle}, end to end {plan.hotpotqa_e2e}, 2Wiki test "
               f"{plan.twowiki_oracle}, FinanceBench {plan.financebench_oracle}; the LLM selectors (reflection, "
               f"quote) run on the first {plan.llm_questions} of each (see the per-row question counts in the "
