@@ -62,7 +62,7 @@ def test_a_value_in_another_form_covers_the_claims_number() -> None:
 
 
 FILING = ("Net sales were $32,765 million in 2018. Net sales were $31,657 million in 2017. "
-          "The company has 93,000 employees.")
+          "The company has 93,000 employees. Net sales in Asia were $9,000 million in 2016.")
 
 
 def run_values(claim: str, table: dict[str, tuple[float, float]] | None = None) -> ClaimState:
@@ -85,6 +85,8 @@ def test_no_conflict_with_another_year_another_thing_or_the_same_value() -> None
     assert run_values("Net sales were $35.0 billion in 2016.").verdict is None  # no sentence of 2016
     assert run_values("Operating income was $35.0 billion in 2018.").verdict is None  # another quantity
     assert run_values("Net sales were $32.8 billion in 2018.").verdict is None  # the same value, rounded
+    # a sentence about the same thing states the claim's value: another that differs is no conflict
+    assert run_values("Net sales in Asia were $9.0 billion.").verdict is None
 
 
 def test_a_supported_claim_is_left_alone() -> None:

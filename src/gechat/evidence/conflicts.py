@@ -4,11 +4,12 @@ thing is contradicted, and the reader sees both values.
 An entailment model reads "$35.0 billion" against "Net sales were $32.8 billion in 2018" as
 merely not entailed; a reader calls it wrong. For a claim no evidence supports, a candidate
 sentence (one the model has read) conflicts when it speaks of the same thing (it holds most
-of the claim's content words, and every year the claim names), states values of the same
-kind (amounts, percentages, counts), and none of them agrees with any of the claim's
-(``gechat.evidence.values.agree``: forms, rounding and hedges allowed). Years are not
-compared: they say which value. A row of many figures (a table line) could be another row's
-value and is left alone.
+of the claim's content words and every year the claim names, and names nothing the claim
+does not: "Net sales in Asia" is a part) and states values of the same kind (amounts,
+percentages, counts), none agreeing with the claim's (``gechat.evidence.values.agree``:
+forms, rounding and hedges allowed); and no sentence about the same thing states the claim's
+value. Years are not compared: they say which value. A row of many figures (a table line)
+could be another row's value and is left alone.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, comparable, quantities
-from gechat.lexical import content_keys, number_keys
+from gechat.lexical import content_keys, fact_keys, number_keys
 from gechat.types import Sentence
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
@@ -42,7 +43,8 @@ class ValueConflicts:
 
 def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
     """The candidate that states another value for the claim's quantity (its index), the
-    claim's value and the sentence's values; the one sharing the most words first."""
+    claim's value and the sentence's values; the one sharing the most words first. None when
+    any sentence about the same thing states the claim's value."""
     claim = state.claim
     # values the question holds ("3M" in "What was 3M's capex?") say which thing, not its value
     asked = number_keys(claim.given)
@@ -51,17 +53,27 @@ def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
         return None
     years = {q.key for q in quantities(claim.text) if q.kind == "year"}
     topic = {k for k in content_keys(claim.text) - META if not k[:1].isdigit()}
+    said = content_keys(claim.text)
     if not topic:
         return None
     best: tuple[float, int, Quantity, list[Quantity]] | None = None
     for i, s in enumerate(state.candidates):
         share = len(topic & content_keys(s.text)) / len(topic)
-        if share < MIN_SHARE or (best is not None and share <= best[0]) or not _same_years(years, s):
+        if share < MIN_SHARE or not _same_years(years, s) or _names_more(s.text, said):
             continue
-        found = _differs(values, quantities(s.text))
-        if found is not None:
+        stated = quantities(s.text)
+        if any(agree(c, q) for c in values for q in stated):
+            return None  # some sentence about the same thing states the claim's value
+        found = _differs(values, stated)
+        if found is not None and (best is None or share > best[0]):
             best = (share, i, *found)
     return None if best is None else best[1:]  # type: ignore[return-value]
+
+
+def _names_more(text: str, said: frozenset[str]) -> bool:
+    """Whether a sentence names something the claim does not ("Net sales in Asia"): then it
+    speaks of a part or another thing, whose value may differ."""
+    return bool(fact_keys(text) - number_keys(text) - said)
 
 
 def _same_years(years: set[str], s: Sentence) -> bool:
@@ -69,11 +81,9 @@ def _same_years(years: set[str], s: Sentence) -> bool:
 
 
 def _differs(claimed: list[Quantity], stated: tuple[Quantity, ...]) -> tuple[Quantity, list[Quantity]] | None:
+    """The claim's first value with values of its kind in the sentence (none agreeing)."""
     for c in claimed:
         same_kind = [q for q in stated if comparable(c, q)]
-        if not same_kind or len(same_kind) > MAX_VALUES:
-            continue
-        if any(agree(c, q) for q in same_kind):
-            return None  # the sentence states the claim's value: no conflict
-        return c, same_kind
+        if same_kind and len(same_kind) <= MAX_VALUES:
+            return c, same_kind
     return None
