@@ -21,19 +21,18 @@ class Candidates:
         todo = active(states)
         if not todo:
             return
-        pool = ctx.pool
+        pool, embedder = ctx.pool, ctx.embedder
         # the claims are embedded once, in one batch: for this ranking and for the sets'
-        if ctx.embedder is not None:
-            vectors = ctx.embedder.embed([s.claim.text for s in todo])
+        vectors = embedder.embed([s.claim.text for s in todo]) if embedder is not None else None
+        if vectors is not None:
             for state, v in zip(todo, vectors, strict=True):
                 state.vector = v
         headings = {s.id for s in pool.sentences if is_heading(s.text)}
         sents = [s for s in pool.sentences if s.id not in headings]
-        if len(sents) <= self.max_candidates or ctx.embedder is None:
+        if embedder is None or vectors is None or len(sents) <= self.max_candidates:
             ranked = [sents for _ in todo]
         else:
-            queries = vectors  # set above: ctx.embedder is not None here
-            ranked = pool.nearest(queries, ctx.embedder, self.max_candidates, skip=lambda s: s.id in headings)
+            ranked = pool.nearest(vectors, embedder, self.max_candidates, skip=lambda s: s.id in headings)
         for state, cands in zip(todo, ranked, strict=True):
             state.candidates = list(cands)
             if not cands:
