@@ -136,7 +136,8 @@ class Bench:
         """All selectors, or only those that need no LLM (the bench caps LLM selectors)."""
         return {n: s for n, s in self.selectors.items() if with_llm or not getattr(s, "uses_llm", False)}
 
-    def oracle_qa(self, dataset: str, item: QAItem, wrong_answer: str, *, with_llm: bool = True) -> Iterator[Result]:
+    def oracle_qa(self, dataset: str, item: QAItem, wrong_answer: str, *, with_llm: bool = True,
+                  split: str = "") -> Iterator[Result]:
         ws, gold = self.qa_workspace(item)
         _, pool = ws.whole_pool()
         claims = [answer_claim(item.question, item.answer),
@@ -144,7 +145,8 @@ class Bench:
         for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:
                 right, wrong = sel.select(claims, pool)
-            r = self._sentences(Result(dataset, "oracle", name, item.id), [right], gold, item.gold_text())
+            r = self._sentences(Result(dataset, "oracle", name, item.id, split=split), [right], gold,
+                                item.gold_text())
             r.shown, r.not_verbatim = _verbatim([right, wrong], pool)
             r.verdicts = [(True, right.verdict == "supported"), (False, wrong.verdict == "supported")]
             r.confidence = [(True, _confidence(right)), (False, _confidence(wrong))]

@@ -43,6 +43,9 @@ def _group_metrics(dataset: str, mode: str, rs: Sequence[Result],
     else:
         m |= {"precision": float(np.mean([r.precision for r in rs])),
               "recall": float(np.mean([r.recall for r in rs])), "f1": float(np.mean([r.f1 for r in rs]))}
+        for split in ("dev", "test"):
+            if any(r.split == split for r in rs):
+                m[f"{split}_f1"] = float(np.mean([r.f1 for r in rs if r.split == split]))
     if mode == "e2e":
         m["answer_em"] = float(np.mean([r.answer_em or 0.0 for r in rs]))
         m["answer_f1"] = float(np.mean([r.answer_f1 or 0.0 for r in rs]))
