@@ -124,6 +124,9 @@ class Settings(BaseSettings):
     set_gain: float | None = 0.1
     # a set only where each sentence holds a word of the claim the others lack (no passengers)
     set_contribution: bool = True
+    # ... and the model must agree: without any one of its sentences the set lacks a name or
+    # number of the claim, or entails at least this much less (None: no check)
+    set_needed: float | None = 0.05
     # contradicted only by a sentence that shares a word with the claim (not by unrelated text)
     contra_overlap: bool = True
     # supported only if the evidence holds the claim's names and numbers ("facts"), every

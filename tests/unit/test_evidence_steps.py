@@ -135,3 +135,21 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     NoFact().run(sts, ctx)
     assert [s.verdict for s in sts] == ["no fact", None]  # answers are left to the model
     assert active(sts) == [sts[1]]
+
+
+def test_sets_keep_out_a_sentence_the_model_finds_unneeded() -> None:
+    s = [x.text for x in pool().sentences]
+    # "Alpha is red." nearly entails alone (0.45, below the 0.5 threshold); with the next
+    # sentence the pair passes (0.55), but mostly by what the first already gave
+    pair = f"{s[0]} {s[1]}"
+    table = {s[0]: (0.45, 0.0), s[1]: (0.1, 0.0), pair: (0.55, 0.0)}
+    ctx = context(Scripted(table))
+    lenient = scored(ctx, "Alpha is red.")
+    SentenceSets(top=4, contribution=False, needed=None).run(lenient, ctx)
+    assert lenient[0].passes  # the pair is taken without the check
+    strict = scored(ctx, "Alpha is red.")
+    SentenceSets(top=4, contribution=False, needed=0.15).run(strict, ctx)
+    assert not strict[0].passes  # 0.55 - 0.45 < 0.15: "Alpha is big." is a passenger
+    needed = scored(ctx, "Alpha is red.")
+    SentenceSets(top=4, contribution=False, needed=0.05).run(needed, ctx)
+    assert needed[0].passes and [e.text for e in needed[0].evidence] == [pair]

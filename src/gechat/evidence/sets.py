@@ -9,10 +9,14 @@ the highest F wins, so the length penalty keeps sets small.
 
 No passengers: with ``contribution`` every sentence of a set must hold a word of the claim
 that the others lack, or the set is one sentence of evidence plus one the model happened to
-like, and the reader would be shown text that proves nothing.
+like, and the reader would be shown text that proves nothing; with ``needed`` the model must
+agree: the set without any one of its sentences lacks a name or number of the claim, or
+entails at least ``needed`` less (else the next best set that passes is taken).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -31,9 +35,10 @@ class SentenceSets:
 
     def __init__(self, *, top: int, max_size: int = 2, gain: float | None = None,
                  anchors: int | None = None, step_anchors: int | None = None, beam: int = 3,
-                 contribution: bool = True) -> None:
+                 contribution: bool = True, needed: float | None = None) -> None:
         self.top, self.max_size, self.gain, self.beam = top, max_size, gain, beam
         self.anchors, self.step_anchors, self.contribution = anchors, step_anchors, contribution
+        self.needed = needed
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         for state in active(states):
@@ -100,13 +105,35 @@ class SentenceSets:
             best_p = float(p[:, ENTAILMENT].max())
             beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
             level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
-        passing = [(f_, c) for c, (p_, f_) in scored.items()
-                   if p_[ENTAILMENT] >= ctx.supported and ctx.covers(claim, text(c))]
-        if not passing:
-            return None
-        _, chosen = max(passing, key=lambda t: t[0])
-        p_set, f_set = scored[chosen]
-        return [pool.evidence(run, p_set, f_set, ctx.name) for run in runs(ordered(chosen))]
+        passing = sorted(((f_, c) for c, (p_, f_) in scored.items()
+                          if p_[ENTAILMENT] >= ctx.supported and ctx.covers(claim, text(c))),
+                         key=lambda t: -t[0])
+        single = {s.id: float(state.probs[k, ENTAILMENT]) for k, s in enumerate(cands)}
+        for _, chosen in passing:
+            p_set, f_set = scored[chosen]
+            if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, state,
+                                                       ctx):
+                return [pool.evidence(run, p_set, f_set, ctx.name) for run in runs(ordered(chosen))]
+        return None
+
+    def _all_needed(self, ids: Ids, p_set: float, single: dict[int, float], scored: dict[Ids, tuple[Probs, float]],
+                    text: Callable[[Ids], str], state: ClaimState, ctx: EvidenceContext) -> bool:
+        """Whether every sentence of a set is needed: without it the rest lacks a name or
+        number of the claim, or entails clearly less (``needed`` below the set). A sentence
+        the set can do without is a passenger; the reader would be shown text that proves
+        nothing. The rests are mostly single candidates, already scored."""
+        assert self.needed is not None
+        rests = [ids - {x} for x in ids]
+        todo = [r for r in rests if not (len(r) == 1 and next(iter(r)) in single) and r not in scored]
+        if todo:
+            p = np.asarray(ctx.scorer.score([text(r) for r in todo], state.claim.text), dtype=np.float32)
+            scored.update({r: (p[k], 0.0) for k, r in enumerate(todo)})
+        for rest in rests:
+            p_rest = single[next(iter(rest))] if len(rest) == 1 and next(iter(rest)) in single \
+                else float(scored[rest][0][ENTAILMENT])
+            if ctx.covers(state.claim, text(rest)) and p_rest > p_set - self.needed:
+                return False
+        return True
 
 
 def _relevance(state: ClaimState, ctx: EvidenceContext) -> npt.NDArray[np.float64]:
