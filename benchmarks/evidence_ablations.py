@@ -13,6 +13,9 @@ against the defaults on the same questions:
 - ``coverage-off``: a claim may be supported by evidence that lacks its names and numbers (the
   default until 2026-11-24; ``evidence_coverage``); ``coverage-all``: the evidence must hold
   every content word of the claim that the question lacks.
+- ``needed-off``, ``needed-0.1``: a set's sentences need not be needed by the model's reading
+  (``set_needed`` none), or must each add 0.1 (default 0.05).
+- ``no-values``: no ``values`` step (no contradiction from a value that differs).
 - ``anchors-2``: pairs must hold one of the 2 strongest candidates (``set_anchors`` 2, the
   default until 2026-11-25; now any two of the ``set_top``).
 - ``set-top-10``, ``set-top-20``: sentence sets drawn from the 10 (20) strongest candidates
@@ -171,6 +174,10 @@ def main() -> None:
         "no-contribution": lambda: measure(selector(set_contribution=False), memo, questions),
         "no-contra-overlap": lambda: measure(selector(contra_overlap=False), memo, questions),
         "anchors-2": lambda: measure(selector(set_anchors=2), memo, questions),
+        "needed-off": lambda: measure(selector(set_needed=None), memo, questions),
+        "needed-0.1": lambda: measure(selector(set_needed=0.1), memo, questions),
+        "no-values": lambda: measure(selector(evidence_steps=["facts", "candidates", "nli", "sets", "verdict"]), memo,
+                                     questions),
         **{f"set-top-{n}": (lambda n=n: measure(selector(set_top=n), memo, questions)) for n in (10, 20)},
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(evidence_coverage=mode), memo, questions))
            for mode in ("off", "all")},
