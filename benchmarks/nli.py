@@ -2,6 +2,7 @@
 accuracy on HaluEval-QA and ExpertQA, and the same pairs scored by the LLM scorer.
 
     python benchmarks/nli.py [--model DIR] [--fp32-from DIR] [--llm-subset 100] [--no-llm]
+    python benchmarks/nli.py --evidence-step-from benchmarks/results/nli.json   # the evidence step only
 
 Cross-encoder: the packaged int8 model (or --model DIR), every pair of every set. Binary
 decisions use the "supported" threshold calibrated on the dev split (calibration.json);
@@ -169,8 +170,8 @@ def evaluate(score: PairScorer, sets: dict[str, list], threshold: float, *, wind
 
 def default_selector(model: ONNXEntailment) -> EvidenceSelector:
     """The evidence step as a user of gechat gets it: the nli-objective selector with the
-    default Settings (sentence sets, names and numbers in the evidence, the date and
-    nationality rules) over ``model``."""
+    default Settings (its default steps: sentence sets, names and numbers in the evidence,
+    typed values) over ``model``."""
     settings = Settings.load("default")
     embedder = EMBEDDERS.create(settings.embedder, settings)
     return SELECTORS.create("nli-objective", settings, scorer=model, embedder=embedder)
@@ -209,7 +210,13 @@ def main() -> None:
                          "model; the subset is the same) instead of re-running them")
     ap.add_argument("--no-evidence-step", action="store_true",
                     help="skip grounding the claim sets through the evidence step (a few minutes)")
+    ap.add_argument("--evidence-step-from", type=Path, default=None,
+                    help="re-run only the evidence step (after a change to it) and copy every other figure "
+                         "from this earlier nli.json: the model and the pairs are the same")
     args = ap.parse_args()
+    if args.evidence_step_from is not None:
+        rerun_evidence_step(args.evidence_step_from)
+        return
 
     ev = evaluation_sets()
     sets: dict[str, list] = {
@@ -274,6 +281,18 @@ def main() -> None:
     print(json.dumps(flat, indent=1))
 
 
+def rerun_evidence_step(old_path: Path) -> None:
+    old = json.loads(old_path.read_text())
+    meta = old.pop("meta")
+    flat = {k: v for k, v in old.items() if "_evidence_step_" not in k}
+    model = ONNXEntailment(PACKAGED_NLI_DIR).load()
+    pairs = {"halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs()}
+    flat.update(evidence_step(default_selector(model), pairs))
+    meta["evidence_step"] = "re-run here; every other figure copied from the run of " + meta["date"]
+    write("nli", flat, markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"]), meta)
+    print(json.dumps({k: v for k, v in flat.items() if "_evidence_step_" in k}, indent=1))
+
+
 def markdown(flat: dict[str, float], counts: dict[str, int], subset: int, threshold: float) -> str:
     def g(key: str) -> str:
         return f"{flat[key]:.3f}" if key in flat else "-"
@@ -309,7 +328,7 @@ def markdown(flat: dict[str, float], counts: dict[str, int], subset: int, thresh
     if "halueval_qa_evidence_step_balanced_accuracy" in flat:
         body += ("\nThe evidence step's rows are what a user sees: each claim grounded by the nli-objective selector "
                  "with the default Settings, its premise cut into sentences as a loader cuts a document "
-                 "(sentence sets, the names-and-numbers rule, the date and nationality rules), *supported* against "
+                 "(the default evidence steps: sentence sets, names and numbers, values), *supported* against "
                  "the gold label; seconds per claim "
                  f"{flat.get('halueval_qa_evidence_step_seconds_per_claim', '-')} (HaluEval-QA), "
                  f"{flat.get('expertqa_evidence_step_seconds_per_claim', '-')} (ExpertQA).\n")
