@@ -13,6 +13,9 @@ against the defaults on the same questions:
 - ``coverage-off``: a claim may be supported by evidence that lacks its names and numbers (the
   default until 2026-11-24; ``evidence_coverage``); ``coverage-all``: the evidence must hold
   every content word of the claim that the question lacks.
+- ``headings-claim``, ``headings-pronoun``: sentences read under the headings (here each
+  paragraph's title) that hold a claim word they lack or that a pronoun leans on, or only
+  the latter (``evidence_headings``; default "off").
 - ``needed-off``, ``needed-0.1``: a set's sentences need not be needed by the model's reading
   (``set_needed`` none), or must each add 0.1 (default 0.05).
 - ``no-values``: no ``values`` step (no contradiction from a value that differs).
@@ -174,6 +177,8 @@ def main() -> None:
         "no-contribution": lambda: measure(selector(set_contribution=False), memo, questions),
         "no-contra-overlap": lambda: measure(selector(contra_overlap=False), memo, questions),
         "anchors-2": lambda: measure(selector(set_anchors=2), memo, questions),
+        "headings-claim": lambda: measure(selector(evidence_headings="claim"), memo, questions),
+        "headings-pronoun": lambda: measure(selector(evidence_headings="pronoun"), memo, questions),
         "needed-off": lambda: measure(selector(set_needed=None), memo, questions),
         "needed-0.1": lambda: measure(selector(set_needed=0.1), memo, questions),
         "no-values": lambda: measure(selector(evidence_steps=["facts", "candidates", "nli", "sets", "verdict"]), memo,

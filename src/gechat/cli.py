@@ -141,6 +141,9 @@ def ask(
             label = "evidence" if c.verdict != "unsupported" else "closest"
             out.print(f"    [dim]{label}[/] [cyan]{escape(e.locator)}[/] "
                       f"P(entail)={e.p_entail:.2f} P(contra)={e.p_contradict:.2f} F={e.score:.2f}")
+            section = e.sentences[0].context if e.sentences else ""
+            if section:  # where in the document: the title and headings above the evidence
+                out.print(f"    [dim]in: {escape(section)}[/]")
             out.print(f"    “{escape(e.text)}”")
         if c.missing:
             out.print(f"    [dim]not in the evidence:[/] {escape(', '.join(c.missing))}")

@@ -18,6 +18,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from gechat.errors import ConfigError
 from gechat.lexical import Coverage
 
+# what the entailment model reads before a sentence (Settings.evidence_headings)
+Headings = Literal["claim", "pronoun", "off"]
+
 
 def default_home() -> Path:
     return Path(os.environ.get("GECHAT_HOME", Path.home() / ".cache" / "gechat"))
@@ -132,6 +135,12 @@ class Settings(BaseSettings):
     # supported only if the evidence holds the claim's names and numbers ("facts"), every
     # content word ("all"), or no check ("off"); words of the question need no evidence
     evidence_coverage: Coverage = "facts"
+    # what the entailment model reads before a sentence: "claim", the headings of its path that
+    # hold a word of the claim the sentence lacks (the nearest one for a sentence opening with a
+    # pronoun); "pronoun", the nearest heading for such a sentence only; "off", nothing. Off
+    # by default: on the dev splits neither form helped the packaged model
+    # (docs/evidence.md, "Reading in context")
+    evidence_headings: Headings = "off"
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -61,15 +61,26 @@ class PageInfo(BaseModel):
     height: float = 0.0
 
 
+class Heading(BaseModel):
+    """A section heading (level 1-6) at ``start:end`` of the text, or the document's own
+    title (level 0, from its metadata: not in the text, ``start == end == 0``)."""
+
+    start: int
+    end: int
+    level: int
+    text: str
+
+
 class ParsedDocument(BaseModel):
     """What a loader returns: the text and the layout needed to locate sentences."""
 
     text: str
     kind: str
-    title: str
+    title: str  # the file's stem: how the reader recognises the document
     pages: list[PageInfo]
     blocks: list[Span]
     words: Annotated[list[WordBox], SkipValidation] = Field(default_factory=list)
+    headings: list[Heading] = Field(default_factory=list)  # in text order, the title first
 
 
 class SentenceSpan(BaseModel):
@@ -80,6 +91,8 @@ class SentenceSpan(BaseModel):
     text: str
     page: int = 1
     boxes: list[Box] = Field(default_factory=list)
+    context: str = ""  # the title and heading path it sits under ("Annual report > Revenue")
+    heading: bool = False  # the sentence is a heading itself
 
 
 class ChunkSpan(BaseModel):
@@ -114,6 +127,8 @@ class Sentence(BaseModel):
     end: int
     text: str
     boxes: list[Box] = Field(default_factory=list)
+    context: str = ""  # the title and heading path it sits under
+    heading: bool = False  # the sentence is a heading itself
 
 
 class Chunk(BaseModel):
@@ -147,6 +162,7 @@ class Evidence(BaseModel):
     p_contradict: float
     score: float
     selector: str
+    context: str = ""  # the headings the model read it under ("Item 7 > Revenue"), if any
 
     @property
     def locator(self) -> str:

@@ -69,6 +69,18 @@ def test_ask_labels_a_reasoning_step_that_states_no_fact(tmp_path: Path) -> None
     assert [c["verdict"] for c in meta] == ["no fact"] and meta[0]["evidence"] == []
 
 
+def test_ask_shows_the_section_each_piece_of_evidence_sits_in(tmp_path: Path) -> None:
+    f = tmp_path / "tower.md"
+    f.write_text("# Eiffel Tower\n\n## History\n\nThe tower was completed in 1889.\n")
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws).returncode == 0
+    p = run("ask", "When was the tower completed?", "-w", ws)
+    assert p.returncode == 0, p.stderr
+    assert "in: Eiffel Tower > History" in p.stdout
+    ans = json.loads(run("ask", "When was the tower completed?", "-w", ws, "--json").stdout)
+    assert ans["claims"][0]["evidence"][0]["sentences"][0]["context"] == "Eiffel Tower > History"
+
+
 def test_ask_excerpt_tokens_cuts_what_the_llm_reads(tmp_path: Path) -> None:
     f = tmp_path / "tower.txt"
     f.write_text("The Eiffel Tower is in Paris. Its iron came from Lorraine. The tower was completed in 1889.\n")

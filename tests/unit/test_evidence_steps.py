@@ -6,7 +6,7 @@ from gechat.evidence.base import ClaimInput
 from gechat.evidence.candidates import Candidates
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.sets import SentenceSets
-from gechat.evidence.steps import ClaimState, EvidenceContext, active, runs
+from gechat.evidence.steps import ClaimState, EvidenceContext, active, in_context, runs
 from gechat.evidence.verdict import Verdicts
 from gechat.models.embed import HashingEmbedder
 from tests.unit.test_evidence_objective import TEXT, Scripted, context, pool
@@ -153,3 +153,34 @@ def test_sets_keep_out_a_sentence_the_model_finds_unneeded() -> None:
     needed = scored(ctx, "Alpha is red.")
     SentenceSets(top=4, contribution=False, needed=0.05).run(needed, ctx)
     assert needed[0].passes and [e.text for e in needed[0].evidence] == [pair]
+
+
+def test_in_context_adds_only_headings_the_claim_needs() -> None:
+    claim = ClaimInput(text="Revenue rose 4% in 2023.", source="answer")
+    assert in_context(claim, "It rose 4% in 2023.", "Acme report > Revenue") == (
+        "Revenue. It rose 4% in 2023.", "Revenue")
+    # the sentence names what the claim needs: read as it stands
+    assert in_context(claim, "Revenue rose 4% in 2023.", "Acme report > Revenue")[1] == ""
+    # a pronoun leans on its nearest heading even when the heading holds no claim word
+    other = ClaimInput(text="The founder was born in 1950.", source="answer")
+    assert in_context(other, "He was born in 1950.", "People > John Smith") == (
+        "John Smith. He was born in 1950.", "John Smith")
+    assert in_context(other, "Sales fell.", "People > John Smith") == ("Sales fell.", "")
+    # "pronoun": only what a pronoun leans on; "off": the sentence alone
+    assert in_context(claim, "It rose 4% in 2023.", "Acme report > Revenue", "pronoun") == (
+        "Revenue. It rose 4% in 2023.", "Revenue")
+    assert in_context(claim, "Sales rose 4% in 2023.", "Acme report > Revenue", "pronoun")[1] == ""
+    assert in_context(claim, "It rose 4% in 2023.", "Acme report > Revenue", "off") == ("It rose 4% in 2023.", "")
+
+
+def test_nli_reads_a_sentence_under_its_heading_and_shows_it_verbatim() -> None:
+    p = pool()
+    sents = [s.model_copy(update={"context": "Alpha"}) if i == 2 else s for i, s in enumerate(p.sentences)]
+    read = f"Alpha. {p.sentences[2].text}"
+    ctx = context(Scripted({read: (0.9, 0.0)}))
+    ctx.pool = p.model_copy(update={"sentences": sents})
+    assert not scored(ctx, "Alpha was built in 1990.")[0].passes  # by default read as it stands
+    ctx.headings = "claim"
+    (st,) = scored(ctx, "Alpha was built in 1990.")
+    assert st.passes
+    assert st.evidence[0].text == p.sentences[2].text and st.evidence[0].context == "Alpha"

@@ -109,3 +109,20 @@ def test_exact_and_ann_search_agree(tmp_path: Path) -> None:
 
 def test_search_empty_store(tmp_path: Path) -> None:
     assert SQLiteStore(tmp_path / "g.sqlite").search("chunk", np.ones(4, np.float32), 3) == []
+
+
+def test_sentence_context_is_stored_and_old_workspaces_gain_the_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    # a workspace made before sentences had a heading context
+    old = sqlite3.connect(path)
+    old.executescript("CREATE TABLE sentences (id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL, "
+                      "chunk_id INTEGER NOT NULL, ord INTEGER NOT NULL, page INTEGER NOT NULL, "
+                      'start INTEGER NOT NULL, "end" INTEGER NOT NULL, text TEXT NOT NULL, boxes TEXT NOT NULL);')
+    old.close()
+    store = SQLiteStore(path)
+    doc = make_doc("a")
+    doc.sentences[2].context, doc.sentences[0].heading = "Report > Costs", True
+    stored = store.insert(doc)
+    sents = store.sentences_of_chunks(store.chunk_ids(stored.id))
+    assert [(s.context, s.heading) for s in sents] == [("", True), ("", False), ("Report > Costs", False)]
+    store.close()

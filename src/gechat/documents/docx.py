@@ -17,10 +17,11 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from gechat.documents.budget import UNLIMITED, Deadline
+from gechat.documents.headings import MAX_HEADING_CHARS, clean_heading
 from gechat.documents.html import join_blocks
 from gechat.documents.text import require_text, single_page
 from gechat.errors import LoadError
-from gechat.types import ParsedDocument
+from gechat.types import Heading, ParsedDocument
 
 
 class DocxLoader:
@@ -36,14 +37,21 @@ class DocxLoader:
             ) from exc
         except OSError as exc:
             raise LoadError(f"Cannot read {path.name}: {exc}") from exc
-        paragraphs = docx_paragraphs(document, deadline)
-        text, blocks = join_blocks(paragraphs)
+        levels: list[int] = []
+        paragraphs = docx_paragraphs(document, deadline, levels)
+        text, blocks, headings = join_blocks(paragraphs, levels)
         require_text(text, path)
+        title = clean_heading(document.core_properties.title or "")
+        if title and len(title) <= MAX_HEADING_CHARS:
+            headings.insert(0, Heading(start=0, end=0, level=0, text=title))
         return ParsedDocument(text=text, kind="docx", title=path.stem, pages=single_page(text),
-                              blocks=blocks)
+                              blocks=blocks, headings=headings)
 
 
-def docx_paragraphs(document: DocxDocument, deadline: Deadline = UNLIMITED) -> list[str]:
+def docx_paragraphs(document: DocxDocument, deadline: Deadline = UNLIMITED,
+                    levels: list[int] | None = None) -> list[str]:
+    """Paragraphs and table rows in order; with ``levels``, each one's heading level is
+    appended to it (from the "Title" and "Heading N" styles; 0 for the rest)."""
     out: list[str] = []
     for item in document.iter_inner_content():
         deadline.check(f"paragraph {len(out) + 1}")
@@ -51,9 +59,28 @@ def docx_paragraphs(document: DocxDocument, deadline: Deadline = UNLIMITED) -> l
             para = _clean(item.text)
             if para:
                 out.append(para)
+                if levels is not None:
+                    levels.append(_level(item))
         elif isinstance(item, Table):
-            out.extend(_table_rows(item))
+            rows = _table_rows(item)
+            out.extend(rows)
+            if levels is not None:
+                levels.extend(0 for _ in rows)
     return out
+
+
+def _level(paragraph: Paragraph) -> int:
+    """1-6 for a heading style ("Title" is 1, "Heading 2" is 2, deeper ones 6), else 0."""
+    try:
+        name = (paragraph.style.name if paragraph.style is not None else "") or ""
+    except (KeyError, ValueError):  # a style id the document does not define
+        return 0
+    if name == "Title":
+        return 1
+    head, _, number = name.partition(" ")
+    if head == "Heading" and number.isdigit():
+        return max(1, min(int(number), 6))
+    return 0
 
 
 def _table_rows(table: Table) -> list[str]:

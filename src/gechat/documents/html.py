@@ -13,9 +13,10 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from gechat.documents.budget import UNLIMITED, Deadline
+from gechat.documents.headings import MAX_HEADING_CHARS, clean_heading
 from gechat.documents.text import decode_text, read_bytes, require_text, single_page
 from gechat.errors import LoadError
-from gechat.types import ParsedDocument, Span
+from gechat.types import Heading, ParsedDocument, Span
 
 
 def _words(text: str) -> frozenset[str]:
@@ -31,6 +32,7 @@ _BLOCK = _words(
     """
 )
 _CELL = frozenset(("td", "th"))
+_HEADING_LEVEL = {f"h{n}": n for n in range(1, 7)}
 _SPACE = re.compile(r"\s+")
 
 
@@ -44,46 +46,65 @@ class HtmlLoader:
         except Exception as exc:  # selectolax raises plain errors on malformed input
             raise LoadError(f"{path.name} could not be parsed as HTML: {exc}") from exc
         root = tree.root
-        paragraphs = html_paragraphs(root, deadline) if root is not None else []
-        text, blocks = join_blocks(paragraphs)
+        levels: list[int] = []
+        paragraphs = html_paragraphs(root, deadline, levels) if root is not None else []
+        text, blocks, headings = join_blocks(paragraphs, levels)
         require_text(text, path)
+        title_node = tree.css_first("title")
+        title = clean_heading(title_node.text()) if title_node is not None else ""
+        if title and len(title) <= MAX_HEADING_CHARS:
+            headings.insert(0, Heading(start=0, end=0, level=0, text=title))
         return ParsedDocument(text=text, kind="html", title=path.stem, pages=single_page(text),
-                              blocks=blocks)
+                              blocks=blocks, headings=headings)
 
 
-def join_blocks(paragraphs: list[str]) -> tuple[str, list[Span]]:
-    """Join paragraphs with blank lines and record where each one lies."""
+def join_blocks(paragraphs: list[str], levels: list[int] | None = None) -> tuple[str, list[Span], list[Heading]]:
+    """Join paragraphs with blank lines and record where each one lies; a paragraph whose
+    level (parallel to ``paragraphs``) is 1-6 is also a heading."""
     parts: list[str] = []
     blocks: list[Span] = []
+    headings: list[Heading] = []
     pos = 0
-    for para in paragraphs:
+    for i, para in enumerate(paragraphs):
         if parts:
             parts.append("\n\n")
             pos += 2
         parts.append(para)
         blocks.append(Span(start=pos, end=pos + len(para)))
+        level = levels[i] if levels is not None and i < len(levels) else 0
+        if level and len(para) <= MAX_HEADING_CHARS:
+            headings.append(Heading(start=pos, end=pos + len(para), level=level, text=clean_heading(para)))
         pos += len(para)
-    return "".join(parts), blocks
+    return "".join(parts), blocks, headings
 
 
-def html_paragraphs(root: LexborNode, deadline: Deadline = UNLIMITED) -> list[str]:
+def html_paragraphs(root: LexborNode, deadline: Deadline = UNLIMITED, levels: list[int] | None = None) -> list[str]:
+    """The visible text's paragraphs; with ``levels``, each one's heading level is appended
+    to it (1-6 for h1-h6, 0 for the rest)."""
     out: list[str] = []
     buf: list[str] = []
 
-    def flush() -> None:
+    def flush(level: int = 0) -> None:
         para = _SPACE.sub(" ", "".join(buf)).strip()
         buf.clear()
         if para:
             out.append(para)
+            if levels is not None:
+                levels.append(level)
+
+    def add(para: str) -> None:
+        out.append(para)
+        if levels is not None:
+            levels.append(0)
 
     # An explicit stack, not recursion: broken HTML can nest thousands of unclosed tags.
-    # ``None`` marks the end of a block element.
-    stack: list[LexborNode | None] = [root]
+    # An int marks the end of a block element: its heading level, 0 for any other block.
+    stack: list[LexborNode | int] = [root]
     while stack:
         deadline.check(f"paragraph {len(out) + 1}")
         node = stack.pop()
-        if node is None:
-            flush()
+        if isinstance(node, int):
+            flush(node)
             continue
         tag = node.tag
         if tag == "-text":
@@ -97,17 +118,17 @@ def html_paragraphs(root: LexborNode, deadline: Deadline = UNLIMITED) -> list[st
             cells = [_SPACE.sub(" ", c.text(separator=" ")).strip()
                      for c in node.iter() if c.tag in _CELL]
             if any(cells):
-                out.append(" | ".join(c for c in cells if c))
+                add(" | ".join(c for c in cells if c))
         elif tag == "pre":
             flush()
             # Preformatted text keeps its line breaks; only the ends are trimmed.
             raw = node.text(separator="").strip("\n").rstrip()
             if raw.strip():
-                out.append(raw)
+                add(raw)
         else:
             if tag in _BLOCK:
                 flush()
-                stack.append(None)
+                stack.append(_HEADING_LEVEL.get(tag, 0))
             stack.extend(reversed(list(node.iter(include_text=True))))
 
     flush()

@@ -9,12 +9,14 @@ The loader only reads: nothing is written anywhere.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
 
 from gechat.documents.budget import UNLIMITED, Deadline
+from gechat.documents.headings import MAX_HEADING_CHARS, Block, clean_heading, locate_outline, sized_headings
 from gechat.documents.pdf_layout import (
     Line,
     RawWord,
@@ -31,7 +33,7 @@ from gechat.documents.pdf_layout import (
     rows_of,
 )
 from gechat.errors import LoadError
-from gechat.types import PageInfo, ParsedDocument, Span, WordBox
+from gechat.types import Heading, PageInfo, ParsedDocument, Span, WordBox
 
 DEFAULT_MAX_BYTES = 200_000_000  # 200 MB
 # Ligatures are expanded ("ﬁ" -> "fi") so the text matches what people type and search for.
@@ -55,7 +57,35 @@ class PdfLoader:
             pages, failed = _extract(doc, deadline)
             if not any(p.lines for p in pages):
                 _raise_no_text(doc, path, failed)
-        return build_document(pages, title=path.stem, deadline=deadline)
+            outline, meta_title = _outline(doc)
+        parsed = build_document(pages, title=path.stem, deadline=deadline)
+        if outline:  # the author's own outline, where there is one, over type sizes
+            parsed.headings = locate_outline(parsed.text, parsed.pages, outline)
+        if meta_title:
+            parsed.headings.insert(0, Heading(start=0, end=0, level=0, text=meta_title))
+        return parsed
+
+
+# A metadata title that names a file or a template, not the document ("Microsoft Word -
+# report.docx", "10811.exe", "untitled"). Used with ``match``: one start, and ``.*`` is
+# the only unbounded quantifier, so it is linear in the title.
+_NOT_A_TITLE = re.compile(r"(?i)untitled|microsoft (?:word|excel)|.*\w\.[a-z]{2,4}$")
+
+
+_WORD = re.compile(r"[^\W\d_]{3}")  # a title has a word ("0001018724-18-000005" is a filing number)
+
+
+def _outline(doc: pymupdf.Document) -> tuple[list[tuple[int, str, int]], str]:
+    """The PDF's bookmarks as (level, title, page) and its metadata title ("" if none or
+    if it names a file). A damaged outline is read as none: headings only add context."""
+    try:
+        toc = [(int(e[0]), str(e[1]), int(e[2])) for e in doc.get_toc(simple=True)]
+    except Exception:  # pymupdf raises plain errors on broken outlines
+        toc = []
+    title = clean_heading(str((doc.metadata or {}).get("title") or ""))
+    if len(title) > MAX_HEADING_CHARS or not _WORD.search(title) or _NOT_A_TITLE.match(title):
+        title = ""
+    return toc, title
 
 
 def check_size(path: Path, max_bytes: int) -> int:
@@ -170,11 +200,22 @@ def build_document(pages: list[PageText], *, title: str, deadline: Deadline = UN
         for i, para in enumerate(paras):
             if i:
                 out.add("\n\n")
+            p_start = out.pos
             out.paragraph(para, number, page)
+            if len(para) <= 2 and not any(r.table for r in para):
+                out.short.append(Block(p_start, out.pos, _size(para), sum(len(r.words) for r in para)))
+            else:
+                out.body.append((_size(para), sum(len(r.words) for r in para)))
         infos.append(PageInfo(number=number, start=start, end=out.pos, width=page.shown_width,
                               height=page.shown_height))
-    return ParsedDocument(text="".join(out.parts), kind="pdf", title=title, pages=infos,
-                          blocks=out.blocks, words=out.words)
+    text = "".join(out.parts)
+    return ParsedDocument(text=text, kind="pdf", title=title, pages=infos, blocks=out.blocks, words=out.words,
+                          headings=sized_headings(text, out.short, out.body))
+
+
+def _size(rows: list[Row]) -> float:
+    sizes = sorted(r.text_size for r in rows)
+    return sizes[len(sizes) // 2]
 
 
 def _carry_over(before: list[list[Row]], region: list[list[Row]]) -> None:
@@ -199,6 +240,8 @@ class _TextBuilder:
         self.pos = 0
         self.words: list[WordBox] = []
         self.blocks: list[Span] = []
+        self.short: list[Block] = []  # paragraphs of one or two rows: heading candidates
+        self.body: list[tuple[float, int]] = []  # (type size, words) of the other paragraphs
 
     def add(self, text: str) -> None:
         self.parts.append(text)

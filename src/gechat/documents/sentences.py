@@ -14,6 +14,7 @@ from itertools import pairwise
 from operator import itemgetter
 
 from gechat.documents.budget import UNLIMITED, Deadline
+from gechat.documents.headings import attach_context
 from gechat.types import Box, PageInfo, ParsedDocument, SentenceSpan, WordBox
 
 # A sentence-end candidate: terminal punctuation, then closing quotes/brackets, then whitespace.
@@ -71,7 +72,8 @@ _LONG_CUTS = (re.compile(r";\s+"), re.compile(r"\n"))
 
 
 def split_sentences(doc: ParsedDocument, deadline: Deadline = UNLIMITED) -> list[SentenceSpan]:
-    """Split every block of ``doc`` into sentences; PDF sentences get line boxes and a page.
+    """Split every block of ``doc`` into sentences; PDF sentences get line boxes and a page,
+    every sentence the heading path it sits under.
     ``deadline`` is checked between blocks (``IngestTimeoutError`` once it passes)."""
     text = doc.text
     page_starts = [p.start for p in doc.pages]
@@ -86,6 +88,7 @@ def split_sentences(doc: ParsedDocument, deadline: Deadline = UNLIMITED) -> list
             boxes = _boxes_for(words, word_ends, start, end, page) if words else []
             out.append(SentenceSpan(start=start, end=end, text=text[start:end], page=page,
                                     boxes=boxes))
+    attach_context(out, doc.headings)
     return out
 
 

@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 
 from gechat.documents.budget import UNLIMITED, Deadline
+from gechat.documents.headings import clean_heading
 from gechat.errors import LoadError
-from gechat.types import PageInfo, ParsedDocument, Span
+from gechat.types import Heading, PageInfo, ParsedDocument, Span
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -105,11 +106,15 @@ class MarkdownLoader:
     def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
         text = decode_text(read_bytes(path))
         require_text(text, path)
+        headings: list[Heading] = []
+        blocks = markdown_blocks(text, deadline, headings)
         return ParsedDocument(text=text, kind="md", title=path.stem, pages=single_page(text),
-                              blocks=markdown_blocks(text, deadline))
+                              blocks=blocks, headings=headings)
 
 
-def markdown_blocks(text: str, deadline: Deadline = UNLIMITED) -> list[Span]:
+def markdown_blocks(text: str, deadline: Deadline = UNLIMITED, headings: list[Heading] | None = None) -> list[Span]:
+    """The blocks of a Markdown text; its ATX headings (``#`` to ``######``) are appended
+    to ``headings`` when given."""
     blocks: list[Span] = []
     open_start: int | None = None  # start of the paragraph / list item being collected
     open_end = 0
@@ -149,6 +154,11 @@ def markdown_blocks(text: str, deadline: Deadline = UNLIMITED) -> list[Span]:
             close()
             skip = heading.end() if heading else len(line) - len(line.lstrip())
             open_start, open_end = line_start + skip, _rstrip_end(text, line_start, line_end)
+            if heading and headings is not None and open_end > open_start:
+                label = clean_heading(text[open_start:open_end].rstrip("#"))
+                if label:
+                    headings.append(Heading(start=open_start, end=open_end, level=line.count("#", 0, heading.end()),
+                                            text=label))
             close()
             continue
         item = _LIST_ITEM.match(line)

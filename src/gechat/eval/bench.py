@@ -112,6 +112,12 @@ class Result:
     confidence: list[tuple[bool, float]] = field(default_factory=list)  # (claim true, P_entail of its evidence)
 
 
+# What the bench's documents hold, part of every bench workspace's name: "h1", sentences
+# stored with their heading path, and a question's paragraphs written as Markdown files with
+# their title as a "#" heading (as the article they come from shows it).
+LAYOUT = "h1"
+
+
 class Bench:
     def __init__(self, settings: Settings, work: Path, *, llm: CachedLLM, selectors: Sequence[str]) -> None:
         self.settings, self.work, self.llm = settings, work, llm
@@ -123,7 +129,9 @@ class Bench:
             for name in selectors}
 
     def workspace(self, name: str) -> Workspace:
-        return Workspace(self.work / re.sub(r"[^\w.-]+", "_", name), self.settings, llm=self.llm,
+        """A bench workspace, kept between runs; its name ends in ``LAYOUT``, so a run never
+        reads documents stored by code that read them differently."""
+        return Workspace(self.work / re.sub(r"[^\w.-]+", "_", f"{name}.{LAYOUT}"), self.settings, llm=self.llm,
                          embedder=self.embedder, scorer=self.scorer)
 
     # --- multi-hop QA: each question's paragraphs form its own workspace ---
@@ -267,16 +275,17 @@ def add_paragraphs(ws: Workspace, item: QAItem) -> set[int]:
     for n, p in enumerate(item.paragraphs):
         slug = re.sub(r"[^\w]+", "_", p.title)[:60]
         name = f"{n:02d}-{slug}"  # the loader titles a document by its file stem
-        text, spans, pos = "", [], 0
+        head = "# " + " ".join(p.title.split()) + "\n\n"
+        text, spans, pos = head, [], len(head)
         for i, raw in enumerate(p.sentences):
             piece = raw if i == 0 or raw.startswith(" ") else " " + raw
             text += piece
             if (p.title, i) in item.gold:
                 spans.append((pos + len(piece) - len(piece.lstrip()), pos + len(piece)))
             pos += len(piece)
-        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+        (folder / f"{name}.md").write_text(text + "\n", encoding="utf-8")
         gold_spans[name] = spans
-        files.append(folder / f"{name}.txt")
+        files.append(folder / f"{name}.md")
     ws.add(files)
     gold: set[int] = set()
     for doc in ws.documents():

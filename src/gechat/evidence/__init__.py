@@ -23,7 +23,8 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         pool=EvidencePool(sentences=[], chunks={}, titles={}), scorer=deps["scorer"],
         embedder=deps.get("embedder"), name="nli-objective", alpha=settings.alpha, beta=settings.beta,
         len_norm=get_len_norm(settings.len_norm), len_ref=settings.len_ref_words,
-        supported=supported, contradicted=contradicted, coverage=settings.evidence_coverage)
+        supported=supported, contradicted=contradicted, coverage=settings.evidence_coverage,
+        headings=settings.evidence_headings)
     steps = [STEPS.create(name, settings, **deps) for name in settings.evidence_steps]
     return EvidenceChain(steps, context)
 

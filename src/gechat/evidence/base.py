@@ -88,13 +88,14 @@ class EvidencePool(BaseModel):
         return chunk.text[first.start - chunk.start : last.end - chunk.start]
 
     def evidence(self, sents: list[Sentence], p: npt.NDArray[np.float32], score: float,
-                 selector: str) -> Evidence:
+                 selector: str, context: str = "") -> Evidence:
         first, last = sents[0], sents[-1]
         return Evidence(
             sentences=sents, doc_id=first.doc_id, doc_title=self.titles.get(first.doc_id, ""),
             page=first.page, start=first.start, end=last.end,
             text=first.text if len(sents) == 1 else self.span_text(first, last),
             p_entail=float(p[2]), p_contradict=float(p[0]), score=float(score), selector=selector,
+            context=context,
         )
 
 

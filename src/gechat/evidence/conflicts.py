@@ -36,7 +36,7 @@ class ValueConflicts:
                 continue
             i, claimed, stated = found
             state.verdict = "contradicted"
-            state.evidence = [ctx.pool.evidence([state.candidates[i]], state.probs[i], float(state.f[i]), ctx.name)]
+            state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i], float(state.f[i]))]
             state.note = (f"the claim says {claimed.text}; the source says "
                           f"{' / '.join(q.text for q in stated)}")
 

@@ -1,4 +1,5 @@
-"""Step ``nli``: every candidate read alone against the claim by the entailment model.
+"""Step ``nli``: every candidate read alone against the claim by the entailment model
+(under the headings that say what it is about, when the claim needs them).
 
 The best single sentence is the one with the highest GE-Chat objective F among those that
 entail the claim (P_entail at the supported threshold) and hold its names and numbers; when
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.evidence.steps import ClaimState, EvidenceContext, active, in_context
 from gechat.models.entail.base import ENTAILMENT
 
 
@@ -20,12 +21,14 @@ class NliScores:
         for state in active(states):
             claim, cands = state.claim, state.candidates
             texts = [s.text for s in cands]
-            probs = np.asarray(ctx.scorer.score(texts, claim.text), dtype=np.float32)
+            # read under the headings it needs; the length penalty is the sentence's own
+            read = [in_context(claim, s.text, s.context, ctx.headings)[0] for s in cands]
+            probs = np.asarray(ctx.scorer.score(read, claim.text), dtype=np.float32)
             f = ctx.objective(probs[:, ENTAILMENT], texts)
             # F is maximised over the sentences that entail the claim when there are any, so
             # a short sentence that does not support the claim never beats one that does.
-            entails = (probs[:, ENTAILMENT] >= ctx.supported) & np.array([ctx.covers(claim, t) for t in texts])
+            entails = (probs[:, ENTAILMENT] >= ctx.supported) & np.array([ctx.covers(claim, t) for t in read])
             best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() else int(np.argmax(f))
             state.probs, state.f = probs, f
-            state.evidence = [ctx.pool.evidence([cands[best]], probs[best], float(f[best]), ctx.name)]
+            state.evidence = [ctx.evidence(claim, [cands[best]], probs[best], float(f[best]))]
             state.passes = bool(entails[best])

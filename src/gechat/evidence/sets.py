@@ -69,7 +69,7 @@ class SentenceSets:
         def near(i: int) -> list[int]:
             s = by_id[i]
             return [n.id for n in (by_pos.get((s.chunk_id, s.ord - 1)), by_pos.get((s.chunk_id, s.ord + 1)))
-                    if n is not None and not is_heading(n.text)]
+                    if n is not None and not n.heading and not is_heading(n.text)]
 
         def ordered(ids: Ids) -> list[Sentence]:
             return in_order([by_id[i] for i in ids])
@@ -78,7 +78,7 @@ class SentenceSets:
 
         def text(ids: Ids) -> str:
             if ids not in texts:
-                texts[ids] = ctx.passage(ordered(ids))
+                texts[ids] = ctx.passage(ordered(ids), claim)
             return texts[ids]
 
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
@@ -98,7 +98,7 @@ class SentenceSets:
                 break
             batch = [text(c) for c in fresh]
             p = np.asarray(ctx.scorer.score(batch, claim.text), dtype=np.float32)
-            f = ctx.objective(p[:, ENTAILMENT], batch)
+            f = ctx.objective(p[:, ENTAILMENT], [ctx.passage(ordered(c)) for c in fresh])  # headings cost nothing
             scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
             if float(p[:, ENTAILMENT].max()) <= best_p:
                 break  # a bigger set did not entail more: stop growing
@@ -113,7 +113,7 @@ class SentenceSets:
             p_set, f_set = scored[chosen]
             if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, state,
                                                        ctx):
-                return [pool.evidence(run, p_set, f_set, ctx.name) for run in runs(ordered(chosen))]
+                return [ctx.evidence(claim, run, p_set, f_set) for run in runs(ordered(chosen))]
         return None
 
     def _all_needed(self, ids: Ids, p_set: float, single: dict[int, float], scored: dict[Ids, tuple[Probs, float]],

@@ -17,13 +17,15 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.values import agreeing_keys
-from gechat.lexical import Coverage, missing_words, number_keys, uncovered
+from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.registry import Registry
+from gechat.settings import Headings
 from gechat.types import Evidence, Sentence, Verdict
 
 Probs = npt.NDArray[np.float32]  # one row per premise: P(contradiction), P(neutral), P(entailment)
@@ -60,6 +62,7 @@ class EvidenceContext:
     supported: float  # P_entail at or above which evidence supports a claim
     contradicted: float  # P_contradiction at or above which a sentence contradicts it
     coverage: Coverage
+    headings: Headings = "off"  # what is read before a sentence (``in_context``)
 
     def objective(self, p_entail: npt.NDArray[np.float32], texts: list[str]) -> npt.NDArray[np.float64]:
         """GE-Chat's F(s) = alpha * P_entail(s => claim) - beta * len_norm(s)."""
@@ -78,20 +81,56 @@ class EvidenceContext:
         return [w for w in missing_words(claim.text, text, given=claim.given, mode=self.coverage)
                 if not (number_keys(w) and number_keys(w) <= agreed)]
 
-    def passage(self, sents: list[Sentence]) -> str:
+    def passage(self, sents: list[Sentence], claim: ClaimInput | None = None) -> str:
         """A set of sentences (in document order) as the model reads it: each run of
-        consecutive sentences verbatim with what lies between them, runs joined by a space."""
-        return " ".join(self.pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
-                        for run in runs(sents))
+        consecutive sentences verbatim with what lies between them, runs joined by a space;
+        with ``claim``, each run after the headings it needs (``in_context``)."""
+        out = []
+        for run in runs(sents):
+            text = self.pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
+            out.append(in_context(claim, text, run[0].context, self.headings)[0] if claim is not None else text)
+        return " ".join(out)
 
     def one_passage(self, claim: ClaimInput, sents: list[Sentence]) -> list[Evidence]:
         """``sents`` (duplicates dropped, in document order) as evidence scored together: one
         span per run of consecutive sentences, each with the passage's joint score."""
         chosen = in_order(sents)
-        text = self.passage(chosen)
+        text = self.passage(chosen, claim)
         p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
-        f = float(self.objective(p[None, ENTAILMENT], [text])[0])
-        return [self.pool.evidence(run, p, f, self.name) for run in runs(chosen)]
+        f = float(self.objective(p[None, ENTAILMENT], [self.passage(chosen)])[0])
+        return [self.evidence(claim, run, p, f) for run in runs(chosen)]
+
+    def evidence(self, claim: ClaimInput, run: list[Sentence], p: npt.NDArray[np.float32], f: float) -> Evidence:
+        """One span of evidence, with the headings the model read it under."""
+        text = self.pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
+        return self.pool.evidence(run, p, f, self.name,
+                                  context=in_context(claim, text, run[0].context, self.headings)[1])
+
+
+# Sentences that lean on what came before for their subject.
+_LEANS_BACK = frozenset(["he", "she", "it", "they", "his", "her", "its", "their", "this", "these", "those", "such"])
+
+
+def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim") -> tuple[str, str]:
+    """(what the model reads, the headings it reads first). ``mode`` "claim": ``text`` after
+    the headings of its ``context`` path that hold a word of the claim the text lacks
+    ("Revenue" for "It rose 4%"), or after its nearest heading when it opens with a pronoun;
+    "pronoun": only the latter; "off", or neither applies: the text alone, so a heading never
+    adds words the claim does not need."""
+    if not context or claim is None or mode == "off":
+        return text, ""
+    parts = context.split(SEPARATOR)
+    keep: list[str] = []
+    if mode == "claim":
+        lacking = content_keys(claim.text) - content_keys(text)
+        keep = [h for h in parts if content_keys(h) & lacking]
+    first = text.split(maxsplit=1)[0].casefold() if text.strip() else ""
+    if not keep and first in _LEANS_BACK:
+        keep = parts[-1:]
+    if not keep:
+        return text, ""
+    heads = SEPARATOR.join(keep)
+    return f"{'. '.join(keep)}. {text}", heads
 
 
 def in_order(sents: list[Sentence]) -> list[Sentence]:
@@ -125,4 +164,5 @@ def active(states: list[ClaimState]) -> list[ClaimState]:
     return [s for s in states if s.verdict is None]
 
 
-__all__ = ["STEPS", "ClaimState", "EvidenceContext", "EvidenceStep", "Probs", "active", "in_order", "runs"]
+__all__ = ["STEPS", "ClaimState", "EvidenceContext", "EvidenceStep", "Probs", "active", "in_context", "in_order",
+           "runs"]

@@ -37,8 +37,8 @@ class Verdicts:
                 if contra[worst] >= ctx.contradicted:
                     assert state.f is not None
                     state.verdict = "contradicted"
-                    state.evidence = [ctx.pool.evidence([state.candidates[worst]], state.probs[worst],
-                                                        float(state.f[worst]), ctx.name)]
+                    state.evidence = [ctx.evidence(state.claim, [state.candidates[worst]], state.probs[worst],
+                                                   float(state.f[worst]))]
             if state.verdict is None:
                 state.verdict = "unsupported"
-            state.missing = ctx.missing(state.claim, " ".join(e.text for e in state.evidence))
+            state.missing = ctx.missing(state.claim, " ".join(f"{e.context} {e.text}" for e in state.evidence))

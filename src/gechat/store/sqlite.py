@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS sentences (
     id INTEGER PRIMARY KEY, doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     chunk_id INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE, ord INTEGER NOT NULL,
     page INTEGER NOT NULL, start INTEGER NOT NULL, "end" INTEGER NOT NULL, text TEXT NOT NULL,
-    boxes TEXT NOT NULL);
+    boxes TEXT NOT NULL, context TEXT NOT NULL DEFAULT '', heading INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS vectors (
     kind TEXT NOT NULL, item_id INTEGER NOT NULL,
     doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE, vec BLOB NOT NULL,
@@ -64,6 +64,7 @@ class SQLiteStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA + GRAPH_SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot open workspace database {self.path}: {e}") from None
         self._lock = threading.RLock()
@@ -72,6 +73,14 @@ class SQLiteStore:
 
     def close(self) -> None:
         self._db.close()
+
+    def _migrate(self) -> None:
+        """Columns added since a workspace was made get their defaults: its documents keep
+        working (without heading context until they are added again)."""
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(sentences)")}
+        for column, decl in (("context", "TEXT NOT NULL DEFAULT ''"), ("heading", "INTEGER NOT NULL DEFAULT 0")):
+            if column not in have:
+                self._db.execute(f"ALTER TABLE sentences ADD COLUMN {column} {decl}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -144,9 +153,10 @@ class SQLiteStore:
             for ord_, s in enumerate(doc.sentences):
                 boxes = json.dumps([[b.page, b.x0, b.y0, b.x1, b.y1] for b in s.boxes])
                 c = db.execute(
-                    'INSERT INTO sentences(doc_id, chunk_id, ord, page, start, "end", text, boxes) '
-                    "VALUES (?,?,?,?,?,?,?,?)",
-                    (doc_id, sentence_chunk[ord_], ord_, s.page, s.start, s.end, s.text, boxes),
+                    'INSERT INTO sentences(doc_id, chunk_id, ord, page, start, "end", text, boxes, context, heading) '
+                    "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    (doc_id, sentence_chunk[ord_], ord_, s.page, s.start, s.end, s.text, boxes, s.context,
+                     int(s.heading)),
                 )
                 sentence_ids.append(int(c.lastrowid or 0))
             self._insert_vectors(db, "sentence", doc_id, sentence_ids, doc.sentence_vectors)
@@ -242,14 +252,14 @@ class SQLiteStore:
         marks = ",".join("?" * len(chunk_ids))
         with self._lock:
             rows = self._db.execute(
-                'SELECT id, doc_id, chunk_id, ord, page, start, "end", text, boxes FROM sentences '
+                'SELECT id, doc_id, chunk_id, ord, page, start, "end", text, boxes, context, heading FROM sentences '
                 f"WHERE chunk_id IN ({marks}) ORDER BY doc_id, ord",
                 list(chunk_ids),
             ).fetchall()
         return [
             Sentence(id=r[0], doc_id=r[1], chunk_id=r[2], ord=r[3], page=r[4], start=r[5], end=r[6],
                      text=r[7], boxes=[Box(page=b[0], x0=b[1], y0=b[2], x1=b[3], y1=b[4])
-                                       for b in json.loads(r[8])])
+                                       for b in json.loads(r[8])], context=r[9], heading=bool(r[10]))
             for r in rows
         ]
 

@@ -192,7 +192,9 @@ async function selectClaim(claim, button) {
     b.type = "button";
     b.className = "evidence";
     b.innerHTML = "<span class='ev-meta'></span> <q></q>";
-    b.firstChild.textContent = `${i + 1}. ${ev.doc_title}, p. ${ev.page}` +
+    // where in the document: the title and headings above the evidence
+    const section = (ev.sentences[0] && ev.sentences[0].context) || "";
+    b.firstChild.textContent = `${i + 1}. ${ev.doc_title}, p. ${ev.page}` + (section ? ` · ${section}` : "") +
       (joint ? "" : ` · entailment ${ev.p_entail.toFixed(2)}`);
     b.lastChild.textContent = ev.text;
     b.addEventListener("click", () => showEvidence(ev, b));
