@@ -24,6 +24,7 @@ from gechat.cli_graph import graph_app
 from gechat.cli_serve import serve
 from gechat.errors import GechatError
 from gechat.settings import Settings
+from gechat.types import Claim
 
 app = typer.Typer(
     name="gechat", no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
@@ -137,22 +138,30 @@ def ask(
     for c in answer.claims:
         color = COLORS[c.verdict]
         out.print(f"[{color}]{MARKS[c.verdict]} {c.verdict}[/] [dim]({c.source})[/] {escape(c.text)}")
-        for e in c.evidence:
-            label = "evidence" if c.verdict != "unsupported" else "closest"
-            out.print(f"    [dim]{label}[/] [cyan]{escape(e.locator)}[/] "
-                      f"P(entail)={e.p_entail:.2f} P(contra)={e.p_contradict:.2f} F={e.score:.2f}")
-            section = e.sentences[0].context if e.sentences else ""
-            if section:  # where in the document: the title and headings above the evidence
-                out.print(f"    [dim]in: {escape(section)}[/]")
-            out.print(f"    “{escape(e.text)}”")
-        if c.missing:
-            out.print(f"    [dim]not in the evidence:[/] {escape(', '.join(c.missing))}")
-        if c.note:
-            out.print(f"    [dim]note:[/] {escape(c.note)}")
+        if not c.atoms:
+            _print_evidence(c, "    ")
+        for a in c.atoms:  # the facts the claim states, each with its own evidence
+            out.print(f"    [{COLORS[a.verdict]}]{MARKS[a.verdict]} {a.verdict}[/] [dim]fact:[/] {escape(a.text)}")
+            _print_evidence(a, "        ")
     tot = answer.usage.total
     out.print(f"[dim]{tot.calls} LLM calls ({tot.cache_hits} cached), {tot.prompt_tokens} prompt + "
               f"{tot.completion_tokens} completion tokens, "
               + ", ".join(f"{k} {v.seconds:.1f}s" for k, v in answer.usage.stages.items()) + "[/]")
+
+
+def _print_evidence(c: Claim, pad: str) -> None:
+    for e in c.evidence:
+        label = "evidence" if c.verdict != "unsupported" else "closest"
+        out.print(f"{pad}[dim]{label}[/] [cyan]{escape(e.locator)}[/] "
+                  f"P(entail)={e.p_entail:.2f} P(contra)={e.p_contradict:.2f} F={e.score:.2f}")
+        section = e.sentences[0].context if e.sentences else ""
+        if section:  # where in the document: the title and headings above the evidence
+            out.print(f"{pad}[dim]in: {escape(section)}[/]")
+        out.print(f"{pad}“{escape(e.text)}”")
+    if c.missing:
+        out.print(f"{pad}[dim]not in the evidence:[/] {escape(', '.join(c.missing))}")
+    if c.note:
+        out.print(f"{pad}[dim]note:[/] {escape(c.note)}")
 
 
 @app.command()

@@ -93,3 +93,14 @@ PROMPTS["claim_template_system"] = (
     "answer, with the word ANSWER where the answer goes. Keep every name of the question. "
     "Reply with the sentence only."
 )
+
+# --- atomic claims (evidence/atoms.py) ---
+PROMPTS["atoms_system"] = (
+    "You split a statement into the separate facts it states, so each can be checked on its own. "
+    "Write each fact as a full sentence that makes sense alone: repeat the subject instead of "
+    "'he', 'it' or 'they'. Keep every name, number and date exactly as the statement writes it. "
+    "Do not add, explain or drop anything. A statement of one fact stays one sentence. "
+    "Reply with JSON only: {\"facts\": [\"...\"]}."
+)
+PROMPTS["atoms_user"] = "Statement: {claim}"
+

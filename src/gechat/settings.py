@@ -141,6 +141,10 @@ class Settings(BaseSettings):
     # by default: on the dev splits neither form helped the packaged model
     # (docs/evidence.md, "Reading in context")
     evidence_headings: Headings = "off"
+    # each claim split into the facts it states, each checked on its own: "rules" (a list of
+    # names joined by "and" in what the claim adds to the question), "llm" (the LLM writes the
+    # facts; its calls are cached and counted), "off"
+    claim_atoms: str = "rules"
     # None: the thresholds calibrated with the entailment model, else 0.5 / 0.6
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None

@@ -180,6 +180,9 @@ class Claim(BaseModel):
     # how a verdict not given by the entailment model was reached ("A: 1986; B: 1944; the
     # later is A"), shown beside the evidence
     note: str = ""
+    # the facts this claim states, each checked on its own (Settings.claim_atoms); empty when
+    # it states one
+    atoms: list[Claim] = Field(default_factory=list)
 
 
 class StageUsage(BaseModel):

@@ -200,3 +200,19 @@ def test_a_reasoning_step_that_states_no_fact_is_greyed_and_not_checked(tmp_path
         assert "not checked" in step.inner_text() and "states no fact" in step.inner_text()
         assert "1 no fact" in page.locator("#usage").inner_text()
 
+
+
+def test_a_claim_of_several_facts_shows_each_fact_with_its_own_verdict(tmp_path: Path) -> None:
+    with text_doc_page(tmp_path) as (page, llm):
+        llm._responder = lambda messages: "Answer: The tower was designed by Gustave Eiffel and Maurice Koechlin."
+        page.fill("#question", QUESTION)
+        page.press("#question", "Enter")
+        page.locator("#claims button.claim").first.wait_for()
+        facts = page.locator("#claims ul.atoms button.claim.atom")
+        assert facts.count() == 2
+        texts = [facts.nth(i).inner_text() for i in range(2)]
+        assert "Gustave Eiffel" in texts[0] and "Maurice Koechlin" in texts[1]
+        # the document names Eiffel's company, not Koechlin: that fact is not supported
+        assert facts.nth(1).get_attribute("data-verdict") != "supported"
+        facts.nth(0).click()
+        page.wait_for_selector("#evidence-list button.evidence")

@@ -81,6 +81,24 @@ def test_ask_shows_the_section_each_piece_of_evidence_sits_in(tmp_path: Path) ->
     assert ans["claims"][0]["evidence"][0]["sentences"][0]["context"] == "Eiffel Tower > History"
 
 
+def test_ask_shows_each_fact_of_a_claim_with_its_own_evidence(tmp_path: Path) -> None:
+    f = tmp_path / "acme.txt"
+    # the fake LLM answers with the first sentence: two founders, two facts
+    f.write_text("Acme was founded by Alice Smith and Bob Jones in 1990. It sells pumps.\n")
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws).returncode == 0
+    p = run("ask", "Who founded Acme?", "-w", ws)
+    assert p.returncode == 0, p.stderr
+    out = " ".join(p.stdout.split())
+    assert "fact: Acme was founded by Alice Smith in 1990." in out
+    assert "fact: Acme was founded by Bob Jones in 1990." in out
+    ans = json.loads(run("ask", "Who founded Acme?", "-w", ws, "--json").stdout)
+    atoms = ans["claims"][0]["atoms"]
+    assert [a["text"] for a in atoms] == ["Acme was founded by Alice Smith in 1990.",
+                                          "Acme was founded by Bob Jones in 1990."]
+    assert all(a["evidence"] for a in atoms)
+
+
 def test_ask_excerpt_tokens_cuts_what_the_llm_reads(tmp_path: Path) -> None:
     f = tmp_path / "tower.txt"
     f.write_text("The Eiffel Tower is in Paris. Its iron came from Lorraine. The tower was completed in 1889.\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gechat.evidence.atoms import DECOMPOSERS, Decomposer, LLMDecomposer, Off, Rules
 from gechat.evidence.base import ClaimInput, EvidencePool, EvidenceSelector
 from gechat.evidence.steps import STEPS, EvidenceContext, EvidenceStep
 from gechat.registry import Registry
@@ -26,7 +27,25 @@ def _objective(settings: Settings, **deps: Any) -> EvidenceSelector:
         supported=supported, contradicted=contradicted, coverage=settings.evidence_coverage,
         headings=settings.evidence_headings)
     steps = [STEPS.create(name, settings, **deps) for name in settings.evidence_steps]
-    return EvidenceChain(steps, context)
+    return EvidenceChain(steps, context, DECOMPOSERS.create(settings.claim_atoms, settings, **deps))
+
+
+@DECOMPOSERS.register("off")
+def _atoms_off(settings: Settings, **deps: Any) -> Decomposer:
+    return Off()
+
+
+@DECOMPOSERS.register("rules")
+def _atoms_rules(settings: Settings, **deps: Any) -> Decomposer:
+    return Rules()
+
+
+@DECOMPOSERS.register("llm")
+def _atoms_llm(settings: Settings, **deps: Any) -> Decomposer:
+    llm = deps.get("llm")
+    if llm is None:  # a caller without an LLM (a benchmark's scorer alone) gets the rules
+        return Rules()
+    return LLMDecomposer(llm)
 
 
 @STEPS.register("facts")

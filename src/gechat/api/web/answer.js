@@ -45,6 +45,26 @@ function claimButton(claim, n, onSelect) {
   return b;
 }
 
+// A claim's button, and under it, when it states several facts, each fact's own button: a
+// fact is checked on its own, with its own evidence.
+function claimItems(claim, n, onSelect) {
+  const items = [claimButton(claim, n, onSelect)];
+  if ((claim.atoms || []).length) {
+    const ul = document.createElement("ul");
+    ul.className = "atoms";
+    ul.setAttribute("aria-label", "the facts this claim states");
+    for (const a of claim.atoms) {
+      const li = document.createElement("li");
+      const b = claimButton(a, n, onSelect);
+      b.classList.add("atom");
+      li.append(b);
+      ul.append(li);
+    }
+    items.push(ul);
+  }
+  return items;
+}
+
 // The answer's text with each claim that appears in it underlined in its verdict's colour.
 function answerText(text, claims) {
   const p = $("answer-text");
@@ -76,7 +96,7 @@ export function renderAnswer(answer, onSelect) {
   const claims = $("claims");
   claims.replaceChildren(...mine.map((c) => {
     const li = document.createElement("li");
-    li.append(claimButton(c, ++n, onSelect));
+    li.append(...claimItems(c, ++n, onSelect));
     return li;
   }));
   if (!mine.length) claims.innerHTML = "<li class='muted'>The answer makes no claim to check.</li>";
@@ -86,7 +106,7 @@ export function renderAnswer(answer, onSelect) {
     const li = document.createElement("li");
     const own = stepClaims.filter((c) => t.includes(c.text));
     if (!own.length) li.textContent = t;
-    for (const c of own) li.append(claimButton(c, ++n, onSelect));
+    for (const c of own) li.append(...claimItems(c, ++n, onSelect));
     return li;
   }));
   if (!answer.thoughts.length) steps.innerHTML = "<li class='muted'>No reasoning steps.</li>";
