@@ -5,7 +5,8 @@
 Ingests the PDF into a fresh workspace (cold LLM cache), asks 10 questions with known
 answers, and records seconds per stage, LLM calls and tokens. Then re-runs evidence
 selection for the same claims with each other entailment backend, so each backend's cost
-per answer is shown on identical inputs. Writes benchmarks/results/latency.{md,json}.
+per answer is shown on identical inputs, and with claims split into facts by the LLM
+(claim_atoms = "llm") against the default rules, for the LLM's extra cost. Writes benchmarks/results/latency.{md,json}.
 """
 
 from __future__ import annotations
@@ -120,6 +121,21 @@ def main() -> None:
         wide_s.append(time.perf_counter() - t)
     print(f"5 claims x 60 candidates: median {median(wide_s):.2f}s", flush=True)
 
+    # atomic claims written by the LLM (claim_atoms = "llm") against the default split, on the
+    # same answers with their reasoning steps (at most 5 claims): the LLM's extra cost
+    atoms_s: dict[str, list[float]] = {}
+    for mode in ("rules", "llm"):
+        chosen = settings.model_copy(update={"claim_atoms": mode})
+        selector = SELECTORS.create(chosen.evidence, chosen, scorer=scorer, embedder=ws.embedder, llm=ws.llm)
+        atoms_s[mode] = []
+        for ans, draft in zip(asks, drafts, strict=True):
+            claims = make_claims(draft, from_thoughts=True, question=ans.question)[:5]
+            pool = ws.evidence_pool(ans.contexts)
+            t = time.perf_counter()
+            selector.select(claims, pool)
+            atoms_s[mode].append(time.perf_counter() - t)
+        print(f"atoms {mode}: median {median(atoms_s[mode]):.2f}s per answer", flush=True)
+
     n = len(rows)
     flat = {
         "ingest_seconds": round(ingest, 2),
@@ -138,6 +154,10 @@ def main() -> None:
         "questions": n,
         "evidence_seconds_5_claims_x_60_candidates_median": round(median(wide_s), 3),
         "evidence_seconds_5_claims_x_60_candidates_max": round(max(wide_s), 3),
+        "evidence_seconds_per_answer_median__atoms_rules": round(median(atoms_s["rules"]), 3),
+        "evidence_seconds_per_answer_median__atoms_llm": round(median(atoms_s["llm"]), 3),
+        "atoms_llm_extra_seconds_per_answer_median": round(
+            median([b - a for a, b in zip(atoms_s["rules"], atoms_s["llm"], strict=True)]), 3),
         **{f"evidence_seconds_per_answer_median__{k.replace(':', '_').replace('+', '_with_')}": round(v["median_s"], 2)
            for k, v in backends.items()},
     }
@@ -155,6 +175,10 @@ def main() -> None:
            "## Evidence selection per answer, by entailment backend (same claims and candidates)", "",
            f"Default scorer at the issue-4 budget (5 claims x up to 60 candidates from 12 chunks): median "
            f"{median(wide_s):.2f} s, max {max(wide_s):.2f} s per answer.", "",
+           f"Atomic claims (at most 5 claims, reasoning steps included): split by the rules (default) median "
+           f"{median(atoms_s['rules']):.2f} s per answer; written by the LLM ({args.llm}, cold cache) median "
+           f"{median(atoms_s['llm']):.2f} s, {flat['atoms_llm_extra_seconds_per_answer_median']} s more per answer.",
+           "",
            "| backend (+thoughts: reasoning steps grounded too) | median s / answer | max s | claims / answer | "
            "pairs scored / answer |", "|---|---|---|---|---|"]
     md += [f"| {k} | {v['median_s']:.2f} | {v['max_s']:.2f} | {v['claims']:.1f} | {v['pairs']:.1f} |"
