@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gechat.eval.datasets import financebench, financebench_split
-from gechat.eval.negatives import changed_number
+from gechat.eval.negatives import changed_number, same_kind
 from gechat.evidence.values import agree, quantities
 
 
@@ -44,3 +44,16 @@ def test_reliability_bins_and_expected_calibration_error() -> None:
     # per bin |confidence - share true|, weighted: (0.05 + 0.15 + 0.15 + 2 * 0.425) / 5
     assert abs(expected_calibration_error(conf, gold) - 0.24) < 1e-9
     assert expected_calibration_error([1.0, 0.0], [True, False]) == 0.0
+
+
+def test_same_kind_draws_a_year_a_figure_or_a_name_from_the_passages() -> None:
+    text = ("Anna Berg was born in 1950 in Oslo. Carl Dahl was born in 1961. The team won 12 titles "
+            "and 30% of its games. The club plays in Bergen.")
+    assert same_kind("1950", "When was Anna Berg born?", text, "q1") == "1961"
+    assert same_kind("12", "How many titles did the team win?", text, "q2") is None  # the other figures are years
+    assert same_kind("12", "How many titles?", text + " It has 40 players.", "q2") == "40"
+    assert same_kind("30%", "What share of games did it win?", text, "q2") is None  # no other percentage
+    name = same_kind("Carl Dahl", "Who was born in 1961?", text, "q3")
+    assert name is not None and name != "Carl Dahl" and len(name.split()) == 2
+    assert same_kind("Oslo", "Where was Anna Berg born?", text, "q4") == "Bergen"  # one word, not the question's
+    assert same_kind("a small town", "Where?", text, "q5") is None  # not a year, figure or name

@@ -21,7 +21,7 @@ from pathlib import Path
 from gechat.answer.claims import make_claims
 from gechat.eval.datasets import FinanceItem, QAItem, financebench_split
 from gechat.eval.evidence import page_hit, prf, token_recall
-from gechat.eval.negatives import changed_number
+from gechat.eval.negatives import changed_number, same_kind
 from gechat.eval.qa import answer_f1, exact_match
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool, EvidenceSelector
 from gechat.models.llm.cache import CachedLLM
@@ -50,10 +50,13 @@ def _options(question: str) -> tuple[str, str] | None:
     return body[: m.start()].strip(), body[m.end() :].strip()
 
 
-def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.Random | None = None) -> list[str]:
+def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.Random | None = None,
+                  passages: Sequence[str] | None = None) -> list[str]:
     """A wrong answer per question, as hard as the data allows: the other option of an "A or
-    B?" question, the opposite of yes / no, else another question's answer (the next different
-    one, or a random one with ``rng``). A claim with it must not come out supported."""
+    B?" question, the opposite of yes / no, with ``passages`` (one text per question) a year,
+    figure or name of the same kind from them (``negatives.same_kind``), else another
+    question's answer (the next different one, or a random one with ``rng``). A claim with it
+    must not come out supported."""
     out = []
     for i, (q, a) in enumerate(zip(questions, answers, strict=True)):
         key = a.strip().lower()
@@ -63,6 +66,10 @@ def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.
         options = _options(q)
         if options and key in (options[0].lower(), options[1].lower()):
             out.append(options[1] if key == options[0].lower() else options[0])
+            continue
+        near = same_kind(a, q, passages[i], q) if passages is not None else None
+        if near is not None:
+            out.append(near)
             continue
         choices = [b for b in answers if b.strip().lower() not in (key, "yes", "no")]
         if rng is not None:
