@@ -190,6 +190,22 @@ def rm(ref: Annotated[str, typer.Argument(help="Document id, file name or path")
     out.print(f"removed {escape(Path(doc.path).name)} (id {doc.id})")
 
 
+@app.command("settings")
+def show_settings(preset: PresetOpt = "default", config: ConfigOpt = None,
+                  as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Show the settings in effect (preset < --config file < GECHAT_* environment), by group,
+    one table per group as in a settings file; "tuning" holds the calibrated research knobs."""
+    groups = _settings(preset, config).grouped()
+    if as_json:
+        print(json.dumps(groups, indent=2))
+        return
+    for group, values in groups.items():
+        out.print(f"[bold]\\[{group}][/]")
+        for key, value in values.items():
+            out.print(f"{key} = {escape(json.dumps(value))}")
+        out.print()
+
+
 @app.command()
 def bench(
     quick: Annotated[bool, typer.Option("--quick", help="A few questions per suite (minutes, not hours).")] = False,

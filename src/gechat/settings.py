@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gechat.errors import ConfigError
 from gechat.lexical import Coverage
+from gechat.settings_groups import flatten, grouped
 
 # what the entailment model reads before a sentence (Settings.evidence_headings)
 Headings = Literal["claim", "pronoun", "off"]
@@ -161,7 +162,7 @@ class Settings(BaseSettings):
             raise ConfigError(f"unknown preset {preset!r}", hint=f"choose one of: {', '.join(PRESETS)}")
         if file is not None:
             try:
-                values.update(tomllib.loads(Path(file).read_text()))
+                values.update(flatten(tomllib.loads(Path(file).read_text())))
             except (OSError, tomllib.TOMLDecodeError) as e:
                 raise ConfigError(f"cannot read settings file {file}: {e}") from None
         for key in sorted(RETIRED & values.keys()):
@@ -170,7 +171,7 @@ class Settings(BaseSettings):
         env_keys = {k[len("GECHAT_"):].lower() for k in os.environ if k.startswith("GECHAT_")}
         for key in env_keys:
             values.pop(key, None)  # the environment wins over preset and file
-        values.update({k: v for k, v in overrides.items() if v is not None})
+        values.update({k: v for k, v in flatten(overrides).items() if v is not None})
         values["preset"] = preset
         try:
             return cls(**values)
@@ -178,6 +179,11 @@ class Settings(BaseSettings):
             first = e.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise ConfigError(f"bad setting {where}: {first['msg']}") from None
+
+
+    def grouped(self) -> dict[str, dict[str, Any]]:
+        """The settings by group, as a settings file writes them (``gechat.settings_groups``)."""
+        return grouped(self.model_dump(mode="json", exclude={"models_dir", "cache_dir", "preset"}))
 
 
 # Settings older versions had, which a settings file may still name: ignored with a warning.

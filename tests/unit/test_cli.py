@@ -28,8 +28,19 @@ def assert_clean_error(p: subprocess.CompletedProcess[str], needle: str) -> None
 def test_help_explains() -> None:
     p = run("--help")
     assert p.returncode == 0
-    for cmd in ("add", "ask", "docs", "rm", "bench", "models"):
+    for cmd in ("add", "ask", "docs", "rm", "bench", "models", "settings"):
         assert cmd in p.stdout
+
+
+def test_settings_shows_the_groups_and_refuses_an_unknown_key(tmp_path: Path) -> None:
+    f = tmp_path / "gechat.toml"
+    f.write_text('[llm]\nmodel = "qwen2.5-coder-0.5b"\n')
+    p = run("settings", "--config", str(f), "--json")
+    assert p.returncode == 0, p.stderr
+    groups = json.loads(p.stdout)
+    assert groups["llm"]["model"] == "qwen2.5-coder-0.5b" and "beta" in groups["tuning"]
+    f.write_text('[llm]\nmodle = "x"\n')
+    assert_clean_error(run("settings", "--config", str(f)), "unknown setting llm.modle")
 
 
 def test_add_ask_docs_rm(tmp_path: Path) -> None:
