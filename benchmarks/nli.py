@@ -283,12 +283,15 @@ def main() -> None:
 
 def rerun_evidence_step(old_path: Path) -> None:
     old = json.loads(old_path.read_text())
-    meta = old.pop("meta")
+    earlier = old.pop("meta")
+    # The earlier run's date, command and machine describe the copied figures, not this run.
+    meta = {k: v for k, v in earlier.items() if k not in ("date", "command", "machine")}
     flat = {k: v for k, v in old.items() if "_evidence_step_" not in k}
     model = ONNXEntailment(PACKAGED_NLI_DIR).load()
     pairs = {"halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs()}
     flat.update(evidence_step(default_selector(model), pairs))
-    meta["evidence_step"] = "re-run here; every other figure copied from the run of " + meta["date"]
+    meta["evidence_step"] = ("re-run here; every other figure copied from the run of "
+                             f"{earlier['date']} ({earlier['command']}, {earlier['machine']})")
     write("nli", flat, markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"]), meta)
     print(json.dumps({k: v for k, v in flat.items() if "_evidence_step_" in k}, indent=1))
 
