@@ -1,7 +1,9 @@
 """Variants of the evidence step tried against the defaults on 2WikiMultihopQA tuning questions 101-150.
 
 Oracle mode, as in calibrate_evidence.py (the gold answer phrased as a claim must be supported
-by the gold sentences; another question's answer must not come out supported), each variant
+by the gold sentences; a hard wrong answer, a year, figure or name from the question's own
+passages where there is one (``eval.suite.hard_wrong``; another question's answer before
+2026-11-27), must not come out supported), each variant
 against the defaults on the same questions:
 
 - ``no-sets``: no sentence sets (``evidence_steps`` without ``sets``): every claim rests on one
@@ -18,6 +20,13 @@ against the defaults on the same questions:
   the latter (``evidence_headings``; default "off").
 - ``needed-off``, ``needed-0.1``: a set's sentences need not be needed by the model's reading
   (``set_needed`` none), or must each add 0.1 (default 0.05).
+- ``unlinked``: a set's sentences need not be tied to the question's names or to each other
+  (``set_linked`` false; the default before 2026-11-27).
+- ``contra-0.35`` .. ``contra-0.7``: a claim is contradicted only when P_contradict reaches
+  this (``contradicted_threshold``; default: the packaged model's 0.5, chosen here on
+  2026-11-27; 0.35, its NLI dev split's threshold, before).
+- ``supported-0.15`` .. ``supported-0.7``: the evidence's P_entail a supported claim needs
+  (``supported_threshold``; default: the model's calibrated 0.25).
 - ``no-values``: no ``values`` step (no contradiction from a value that differs).
 - ``anchors-2``: pairs must hold one of the 2 strongest candidates (``set_anchors`` 2, the
   default until 2026-11-25; now any two of the ``set_top``).
@@ -36,7 +45,9 @@ Writes benchmarks/results/ablations/evidence_variants.{md,json}.
 
     python benchmarks/evidence_ablations.py [--limit N] [--only title,prune-4,...] [--split dev]
 
-With --split dev the questions are 1-150 and the results go to evidence_variants_dev.{md,json}.
+With --split dev the questions are 1-150 and the results go to evidence_variants_dev.{md,json};
+with --split hotpotqa-dev, HotpotQA's 35 dev questions (--work .cache/bench), to
+evidence_variants_hotpotqa_dev.{md,json}.
 """
 
 from __future__ import annotations
@@ -54,8 +65,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate_evidence import Case, MemoEmbedder, MemoScorer, evaluate
 from common import write
-from gechat.eval.bench import Bench, answer_claim, wrong_answers
-from gechat.eval.datasets import QAItem, twowiki
+from gechat.eval.bench import Bench, answer_claim
+from gechat.eval.datasets import QAItem, hotpotqa, twowiki
+from gechat.eval.suite import HOTPOTQA_DEV, hard_wrong
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool
 from gechat.evidence.chain import EvidenceChain
 from gechat.evidence.steps import Probs
@@ -130,7 +142,7 @@ def measure(sel: EvidenceChain, memo: MemoScorer, questions: list[Question],
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="tuning questions (default: all 50)")
-    ap.add_argument("--split", choices=("calibrate", "dev"), default="calibrate",
+    ap.add_argument("--split", choices=("calibrate", "dev", "hotpotqa-dev"), default="calibrate",
                     help="calibrate: tuning questions 101-150 (default); dev: all 150 dev questions, a larger "
                          "check of a variant that wins on 101-150 (1-100 also made our model's claim pairs, "
                          "so they flatter the model, but alike for every variant)")
@@ -141,8 +153,8 @@ def main() -> None:
     llm = build_llm(settings, Usage())
     bench = Bench(settings, args.work, llm=llm, selectors=[])
     memo, embedder = MemoScorer(bench.scorer), MemoEmbedder(bench.embedder)
-    items = twowiki(args.split, limit=args.limit)
-    wrong = wrong_answers([i.question for i in items], [i.answer for i in items])
+    items = hotpotqa(limit=HOTPOTQA_DEV) if args.split == "hotpotqa-dev" else twowiki(args.split, limit=args.limit)
+    wrong = hard_wrong(items)
     questions = []
     for item, w in zip(items, wrong, strict=True):
         ws, gold = bench.qa_workspace(item)
@@ -174,15 +186,22 @@ def main() -> None:
         "defaults-first10": lambda: measure(selector(), memo, questions[:10]),
         "llm-blend-first10": lambda: blended(10),
         "declarative": lambda: measure(selector(), memo, questions, template),
+        "unlinked-no-contribution": lambda: measure(selector(set_linked=False, set_contribution=False), memo,
+                                                    questions),
         "no-contribution": lambda: measure(selector(set_contribution=False), memo, questions),
         "no-contra-overlap": lambda: measure(selector(contra_overlap=False), memo, questions),
         "anchors-2": lambda: measure(selector(set_anchors=2), memo, questions),
         "headings-claim": lambda: measure(selector(evidence_headings="claim"), memo, questions),
         "headings-pronoun": lambda: measure(selector(evidence_headings="pronoun"), memo, questions),
+        "unlinked": lambda: measure(selector(set_linked=False), memo, questions),
         "needed-off": lambda: measure(selector(set_needed=None), memo, questions),
         "needed-0.1": lambda: measure(selector(set_needed=0.1), memo, questions),
         "no-values": lambda: measure(selector(evidence_steps=["facts", "candidates", "nli", "sets", "verdict"]), memo,
                                      questions),
+        **{f"contra-{t}": (lambda t=t: measure(selector(contradicted_threshold=t), memo, questions))
+           for t in (0.35, 0.6, 0.7)},
+        **{f"supported-{t}": (lambda t=t: measure(selector(supported_threshold=t), memo, questions))
+           for t in (0.15, 0.35, 0.5, 0.7)},
         **{f"set-top-{n}": (lambda n=n: measure(selector(set_top=n), memo, questions)) for n in (10, 20)},
         **{f"coverage-{mode}": (lambda mode=mode: measure(selector(evidence_coverage=mode), memo, questions))
            for mode in ("off", "all")},
@@ -201,10 +220,12 @@ def main() -> None:
              f"{m['verdict_ba']:.3f} | {m['contradicted_right']:.2f} / {m['contradicted_wrong']:.2f} | "
              f"{m['pairs_per_claim']:.0f} |" for n, m in results.items()]
     flat = {f"{n}__{k}": v for n, m in results.items() for k, v in m.items()}
-    which = "tuning questions 101-150" if args.split == "calibrate" else "dev questions 1-150"
-    body = "\n".join([f"2WikiMultihopQA {which}, oracle mode, the evidence defaults unless the "
+    which = {"calibrate": "2WikiMultihopQA tuning questions 101-150", "dev": "2WikiMultihopQA dev questions 1-150",
+             "hotpotqa-dev": f"HotpotQA dev questions 1-{HOTPOTQA_DEV}"}[args.split]
+    body = "\n".join([f"{which}, oracle mode, the evidence defaults unless the "
                       "variant changes them (see the script's docstring):", "", *rows])
-    name = "evidence_variants" if args.split == "calibrate" else "evidence_variants_dev"
+    name = {"calibrate": "evidence_variants", "dev": "evidence_variants_dev",
+            "hotpotqa-dev": "evidence_variants_hotpotqa_dev"}[args.split]
     print(write(f"ablations/{name}", flat, body, {"entailment": settings.entailment, "split": args.split}))
 
 

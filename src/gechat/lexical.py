@@ -95,6 +95,16 @@ def _opens_sentence(text: str, pos: int) -> bool:
 
 
 @lru_cache(maxsize=8192)
+def tie_keys(text: str) -> frozenset[str]:
+    """Every capitalised word and number as keys, a sentence's first word too: what ties two
+    sentences (or a sentence and its heading) to the same thing. Looser than ``fact_keys``,
+    which must not count an opening "Gross" as a name, but a common opener ("The", "He") is a
+    stopword and ties nothing."""
+    text = _split_alnum(text)
+    return frozenset().union(*(content_keys(m.group()) for m in _CAPITALISED.finditer(text))) | number_keys(text)
+
+
+@lru_cache(maxsize=8192)
 def fact_keys(text: str) -> frozenset[str]:
     """The words a reader checks first, names (capitalised words) and numbers, as keys."""
     text = _split_alnum(text)

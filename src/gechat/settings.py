@@ -128,6 +128,10 @@ class Settings(BaseSettings):
     set_gain: float | None = 0.1
     # a set only where each sentence holds a word of the claim the others lack (no passengers)
     set_contribution: bool = True
+    # ... and each sentence is tied to the question's names or to another sentence of the set
+    # (a name or number in common, headings included, or the same chunk): no chain of two
+    # unrelated sentences, one about the subject and one that merely holds the answer's value
+    set_linked: bool = True
     # ... and the model must agree: without any one of its sentences the set lacks a name or
     # number of the claim, or entails at least this much less (None: no check)
     set_needed: float | None = 0.05

@@ -184,3 +184,28 @@ def test_nli_reads_a_sentence_under_its_heading_and_shows_it_verbatim() -> None:
     (st,) = scored(ctx, "Alpha was built in 1990.")
     assert st.passes
     assert st.evidence[0].text == p.sentences[2].text and st.evidence[0].context == "Alpha"
+
+
+def test_linked_sets_hang_together_through_names_headings_or_chunk() -> None:
+    from gechat.evidence.sets import linked
+    from gechat.lexical import tie_keys as fact_keys
+    from gechat.types import Sentence
+
+    def sent(i: int, text: str, chunk: int, context: str = "") -> Sentence:
+        return Sentence(id=i, doc_id=chunk, chunk_id=chunk, ord=0, page=1, start=0, end=len(text), text=text,
+                        context=context)
+
+    anchor = fact_keys("Which office did the actress who played Corliss Archer in Kiss and Tell hold?")
+    film = sent(1, "Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer.", 1)
+    office = sent(2, "As an adult, she was named Chief of Protocol.", 2, context="Shirley Temple")
+    elsewhere = sent(3, "The office of Secretary of State for Constitutional Affairs was created in 2003.", 3)
+    assert linked(anchor, [film, office])  # through the heading of the second: the bridge
+    assert not linked(anchor, [film, elsewhere])  # nothing ties the value's sentence to the rest
+    same_chunk = sent(4, "It was abolished later.", 1)
+    assert linked(anchor, [film, same_chunk])
+    # no names in the question: the sentences must still be tied to each other
+    assert linked(frozenset(), [film, office]) and not linked(frozenset(), [film, elsewhere])
+    # a comparison: each sentence tied to the question on its own
+    both = fact_keys("Are Laleli Mosque and Esma Sultan Mansion in the same neighborhood?")
+    mosque, mansion = sent(5, "The Laleli Mosque is in Fatih.", 5), sent(6, "The Esma Sultan Mansion is in Ortakoy.", 6)
+    assert linked(both, [mosque, mansion])

@@ -11,7 +11,10 @@ No passengers: with ``contribution`` every sentence of a set must hold a word of
 that the others lack, or the set is one sentence of evidence plus one the model happened to
 like, and the reader would be shown text that proves nothing; with ``needed`` the model must
 agree: the set without any one of its sentences lacks a name or number of the claim, or
-entails at least ``needed`` less (else the next best set that passes is taken).
+entails at least ``needed`` less (else the next best set that passes is taken). With
+``linked`` the set must hang together: each sentence reaches the question's names through
+names and numbers the sentences share (or their chunk); a sentence about the subject plus one
+from elsewhere that only holds the answer's value is no chain of evidence.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import numpy.typing as npt
 
 from gechat.evidence.base import is_heading
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, runs
-from gechat.lexical import content_keys
+from gechat.lexical import content_keys, tie_keys
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 
@@ -35,10 +38,10 @@ class SentenceSets:
 
     def __init__(self, *, top: int, max_size: int = 2, gain: float | None = None,
                  anchors: int | None = None, step_anchors: int | None = None, beam: int = 3,
-                 contribution: bool = True, needed: float | None = None) -> None:
+                 contribution: bool = True, linked: bool = False, needed: float | None = None) -> None:
         self.top, self.max_size, self.gain, self.beam = top, max_size, gain, beam
         self.anchors, self.step_anchors, self.contribution = anchors, step_anchors, contribution
-        self.needed = needed
+        self.needed, self.linked = needed, linked
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         for state in active(states):
@@ -84,6 +87,7 @@ class SentenceSets:
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
         anchors = top[:n_anchors] if n_anchors is not None else top
         claim_keys = content_keys(claim.text)
+        anchor = tie_keys(claim.given) if claim.given else tie_keys(claim.text)
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
         level |= {frozenset((a, n)) for a in anchors for n in near(a)}
         scored: dict[Ids, tuple[Probs, float]] = {}
@@ -93,6 +97,7 @@ class SentenceSets:
             # nor grow into one that does: it is not scored
             fresh = [c for c in level if len(c) == size and c not in scored
                      and (not self.contribution or contributes(claim_keys, ordered(c)))
+                     and (not self.linked or linked(anchor, ordered(c)))
                      and (size < self.max_size or ctx.covers(claim, text(c)))]
             if not fresh:
                 break
@@ -155,3 +160,20 @@ def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
     claim only it has)."""
     covers = [claim_keys & content_keys(s.text) for s in sents]
     return all(c - frozenset().union(*(o for j, o in enumerate(covers) if j != i)) for i, c in enumerate(covers))
+
+
+def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
+    """Whether every sentence reaches the claim's anchor (the names and numbers of what it is
+    asked about) through the set: a sentence is tied to the anchor by a name or number it
+    holds, and to another sentence by one they share or by sitting in the same chunk; its
+    headings count as its own text ("she" in a section titled with her name). With no anchor
+    (a question without names) only the ties between sentences are asked for."""
+    names = [tie_keys(s.text) | tie_keys(s.context) for s in sents]
+    reached = {i for i, n in enumerate(names) if n & anchor} if anchor else {0}
+    grew = True
+    while grew:
+        new = {j for j in range(len(sents)) if j not in reached
+               and any(names[i] & names[j] or sents[i].chunk_id == sents[j].chunk_id for i in reached)}
+        reached |= new
+        grew = bool(new)
+    return len(reached) == len(sents)
