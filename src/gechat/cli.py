@@ -220,14 +220,25 @@ def bench(
     config: ConfigOpt = None,
     keep_others: Annotated[bool, typer.Option(
         "--keep-others", help="Selectors not run now keep their figures from the results already in --out.")] = False,
+    documents: Annotated[bool, typer.Option(
+        "--documents", help="Instead: long documents end to end. Add each FinanceBench filing, ask its questions "
+                            "as a user would, score the answers and their evidence (long_documents.md).")] = False,
+    questions: Annotated[Path | None, typer.Option(
+        "--questions", help="The same on your documents: a JSONL file, one {\"question\", \"answer\", "
+                            "\"document\", \"page\"} per line (document relative to the file, page 1-based, "
+                            "optional); writes documents.md.")] = None,
 ) -> None:
-    """Measure evidence quality on HotpotQA, 2WikiMultihopQA and FinanceBench (../shared/data)."""
+    """Measure evidence quality on HotpotQA, 2WikiMultihopQA and FinanceBench (../shared/data);
+    with --documents or --questions, what a user gets on long documents."""
     from gechat.eval.datasets import DATA
     from gechat.eval.suite import FULL, QUICK, run
 
+    settings = _settings(preset, config)
+    if documents or questions is not None:
+        _bench_documents(settings, questions, limit or (3 if quick else None), work / preset, out_dir)
+        return
     if not DATA.is_dir():
         raise GechatError(f"the evaluation data is not at {DATA}", hint="the bench reads ../shared/data")
-    settings = _settings(preset, config)
     plan = (QUICK if quick else FULL).capped(limit)
     names = [s.strip() for s in selectors.split(",") if s.strip()]
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err) as bar:
@@ -236,6 +247,19 @@ def bench(
                          tick=lambda what: bar.update(task, description=what), keep_others=keep_others)
     out.print(f"wrote {escape(str(path))} and {escape(str(path.with_suffix('.json')))}")
     for key in sorted(k for k in flat if "oracle_f1__" in k or k.startswith(("evidence_score__", "fabricated"))):
+        out.print(f"  {key}: {flat[key]}")
+
+
+def _bench_documents(settings: Settings, questions: Path | None, limit: int | None, work: Path, out_dir: Path) -> None:
+    from gechat.eval.long_docs import load, run_suite
+
+    items = load(questions, limit)
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err) as bar:
+        task = bar.add_task("loading models")
+        flat, path = run_suite(settings, items, own=questions is not None, work=work, results=out_dir,
+                               tick=lambda what: bar.update(task, description=what))
+    out.print(f"wrote {escape(str(path))} and {escape(str(path.with_suffix('.json')))}")
+    for key in sorted(k for k in flat if k.count("_") >= 2 and not k.endswith(("_dev", "_test"))):
         out.print(f"  {key}: {flat[key]}")
 
 

@@ -43,3 +43,33 @@ def test_quick_bench_with_real_models(tmp_path: Path) -> None:
     assert meta["llm"] == "qwen2.5-coder-0.5b" and "machine" in meta and "command" in meta
     md = (tmp_path / "res" / "evidence.md").read_text()
     assert "| nli-objective |" in md and "| reflection |" in md and "| quote |" in md
+
+
+def test_bench_on_your_own_questions_with_real_models(tmp_path: Path) -> None:
+    """`gechat bench --questions FILE`: the document is added, the question asked as a user
+    would (the fast preset's 0.5B LLM), and the answer scored with its evidence's page."""
+    pytest.importorskip("llama_cpp")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "report.md").write_text("# Annual report\n\nAcme Corp reported revenue of $5.2 million in 2023. "
+                                    "Its headquarters are in Denver, Colorado.\n")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps({"question": "What revenue did Acme Corp report in 2023?",
+                                     "answer": "$5.2 million", "document": "docs/report.md", "page": 1}) + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GECHAT_") or k in (
+        "GECHAT_MODELS_DIR", "GECHAT_HOME")}
+    p = subprocess.run([sys.executable, "-m", "gechat.cli", "bench", "--questions", str(questions), "--preset", "fast",
+                        "--out", str(tmp_path / "res"), "--work", str(tmp_path / "work")],
+                       capture_output=True, text=True, env={**env, "GECHAT_CACHE_DIR": str(tmp_path / "cache")},
+                       timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    flat = json.loads((tmp_path / "res" / "documents.json").read_text())
+    assert flat["documents_e2e_questions"] == 1
+    for key in ("answer_accuracy", "supported_rate", "page_hit"):
+        assert 0.0 <= flat[f"documents_e2e_{key}"] <= 1.0
+    assert flat["documents_e2e_seconds_median"] > 0 and flat["ingest_pages_per_second"] > 0
+    (row,) = [json.loads(line) for line in (tmp_path / "res" / "documents_questions.jsonl").read_text().splitlines()]
+    assert row["document"] == "report.md" and row["answer"] and row["gold"] == "$5.2 million"
+    if "$5.2 million" in row["answer"]:
+        assert row["correct"]  # the scoring, on the model's own answer
+    assert "| all | 1 |" in (tmp_path / "res" / "documents.md").read_text()

@@ -256,3 +256,17 @@ def test_graph_retriever_without_graph_is_one_clear_line(tmp_path: Path) -> None
     ws = str(tmp_path / "ws")
     assert run("add", str(f), "-w", ws, "--graph", "none").returncode == 0
     assert_clean_error(run("ask", "Who met?", "-w", ws, "--retriever", "graph"), "no knowledge graph")
+
+
+def test_bench_questions_runs_on_your_documents_and_refuses_a_bad_file(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\n\nAcme reported revenue of $5.2 million in 2023.\n")
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"question": "What revenue did Acme report?", "answer": "$5.2 million",
+                             "document": "notes.md", "page": 1}) + "\n")
+    p = run("bench", "--questions", str(q), "--out", str(tmp_path / "res"), "--work", str(tmp_path / "w"))
+    assert p.returncode == 0, p.stderr
+    flat = json.loads((tmp_path / "res" / "documents.json").read_text())
+    assert flat["documents_e2e_questions"] == 1 and "documents_e2e_answer_accuracy" in flat
+    assert "documents_e2e_answer_accuracy" in p.stdout
+    q.write_text('{"question": "x", "answer": "y"}\n')
+    assert_clean_error(run("bench", "--questions", str(q)), "no document")

@@ -254,13 +254,12 @@ class Bench:
     def _cost(self) -> Iterator[Counter[str]]:
         """Seconds and LLM tokens of the block as on a cold LLM cache: a cache hit counts the
         original call's tokens and seconds, so a warm re-run reports the same cost."""
-        usage, cold = self.llm.usage, self.llm.cold
-        llm_wall = sum(s.seconds for s in usage.stages.values())
+        cold, spent = self.llm.cold, self.llm.spent_seconds
         tokens, seconds = cold["tokens"], cold["seconds"]
         cost: Counter[str] = Counter()
         t = time.perf_counter()
         yield cost
-        wall = time.perf_counter() - t - (sum(s.seconds for s in usage.stages.values()) - llm_wall)
+        wall = time.perf_counter() - t - (self.llm.spent_seconds - spent)
         cost["seconds"] += wall + cold["seconds"] - seconds  # type: ignore[assignment]
         cost["tokens"] += int(cold["tokens"] - tokens)
 

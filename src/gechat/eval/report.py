@@ -53,6 +53,8 @@ def write(name: str, flat: dict[str, Any], markdown_body: str, meta: dict[str, A
     out = results or RESULTS
     out.mkdir(parents=True, exist_ok=True)
     now = datetime.now(UTC).isoformat(timespec="seconds")
+    # this run's date, command and machine, whatever ``meta`` copied from an earlier run
+    meta = {k: v for k, v in meta.items() if k not in ("date", "command", "machine")}
     info = {"date": now, "command": command(), "machine": machine(), **meta}
     (out / f"{name}.json").write_text(json.dumps({**flat, "meta": info}, indent=2) + "\n")
     m = info["machine"]

@@ -92,6 +92,7 @@ class CachedLLM:
         # what the calls so far would have cost without the cache (hits replay the stored
         # counts of the original call): benchmarks report this, so a warm re-run reads the same
         self.cold: dict[str, float] = {"tokens": 0.0, "seconds": 0.0}
+        self.spent_seconds = 0.0  # what the calls so far took, hits included
 
     # --- stages ---------------------------------------------------------------------------
 
@@ -112,6 +113,7 @@ class CachedLLM:
     def _count(self, stage: str, *, hit: bool, prompt: int, completion: int, seconds: float,
                cold: dict[str, Any] | None = None) -> None:
         with self._usage_lock:
+            self.spent_seconds += seconds
             if cold is None:
                 self.cold["tokens"] += prompt + completion
                 self.cold["seconds"] += seconds
