@@ -1,12 +1,17 @@
-"""Recall of gold evidence sentences for vector, graph and hybrid retrieval.
+"""Recall of gold evidence sentences for each retrieval strategy; gold pages on FinanceBench.
 
-    python benchmarks/retrieval.py [--limit N]
+    python benchmarks/retrieval.py [--limit N] [--only financebench]
 
 HotpotQA (70, distractor) and 2WikiMultihopQA (the 200 test questions): each question's ten
 paragraphs form their own workspace (one document each, indexed with the default settings:
 MiniLM int8 embeddings and the fast spaCy graph). Each strategy ranks the workspace's
 sentences for the question; recall@k is the share of the gold supporting sentences among
 the first k. No LLM is involved. Writes benchmarks/results/retrieval.{md,json}.
+
+FinanceBench (long filings, the bench's workspaces under --bench-work, indexed there if not
+yet): each strategy retrieves chunks for the question; a page hit@k is a chunk on a gold page
+among the first k (k = 3 is what the answer reads by default). Dev / test: the filings whose
+names sort in the first / second half.
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ from gechat.retrieve import RETRIEVERS
 from gechat.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
-STRATEGIES = ("vector", "graph", "hybrid")
+STRATEGIES = ("vector", "bm25", "fused", "graph", "hybrid")
+CHUNK_STRATEGIES = ("vector", "bm25", "fused")
+CHUNK_KS = (3, 5, 10)
 KS = (5, 10)
 
 
@@ -81,22 +88,68 @@ def summarise(dataset: str, rows: list[dict[str, object]]) -> tuple[dict[str, ob
     return flat, lines
 
 
+def financebench_pages(settings: Settings, work: Path) -> tuple[dict[str, object], list[str]]:
+    """Page hit@k of each chunk strategy on FinanceBench, per split."""
+    from gechat.eval.bench import LAYOUT
+    from gechat.eval.datasets import financebench, financebench_split
+
+    rows = []
+    embedder = None
+    for item in tqdm(financebench(), desc="financebench", file=sys.stderr):
+        ws = Workspace(work / f"fin-{item.pdf.stem}.{LAYOUT}", settings, embedder=embedder)
+        embedder = ws.embedder
+        if not ws.documents():
+            ws.add([item.pdf])
+        gold = {p for _, p in item.evidence}
+        row: dict[str, object] = {"split": financebench_split(item)}
+        for strategy in CHUNK_STRATEGIES:
+            retriever = RETRIEVERS.create(strategy, settings, store=ws.store, embedder=embedder)
+            pages = [h.chunk.page for h in retriever.retrieve(item.question, max(CHUNK_KS))]
+            for k in CHUNK_KS:
+                row[f"hit{k}__{strategy}"] = float(bool(set(pages[:k]) & gold))
+        rows.append(row)
+        ws.close()
+    flat: dict[str, object] = {}
+    lines = [f"## financebench ({len(rows)} questions; page hit@k)", "",
+             "| split | n | " + " | ".join(f"@{k} {s}" for s in CHUNK_STRATEGIES for k in CHUNK_KS) + " |",
+             "|---|---|" + "---|" * (len(CHUNK_STRATEGIES) * len(CHUNK_KS))]
+    for split in ("dev", "test"):
+        rs = [r for r in rows if r["split"] == split]
+        cells = []
+        for strategy in CHUNK_STRATEGIES:
+            for k in CHUNK_KS:
+                value = round(sum(float(r[f"hit{k}__{strategy}"]) for r in rs) / max(1, len(rs)), 3)  # type: ignore[arg-type]
+                flat[f"financebench_page_hit{k}_{split}__{strategy}"] = value
+                cells.append(f"{value:.3f}")
+        lines.append(f"| {split} | {len(rs)} | " + " | ".join(cells) + " |")
+    return flat, lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--limit", type=int, default=None, help="at most this many questions per data set")
     ap.add_argument("--work", type=Path, default=REPO / ".cache" / "retrieval")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--bench-work", type=Path, default=REPO / ".cache" / "bench" / "default",
+                    help="where `gechat bench` keeps its FinanceBench workspaces (reused; indexed if missing)")
+    ap.add_argument("--only", choices=("qa", "financebench"), default=None, help="one part only")
     args = ap.parse_args()
     settings = Settings.load("default", graph="fast")
     flat: dict[str, object] = {}
     body: list[str] = []
-    for dataset, items in (("hotpotqa", hotpotqa(args.limit)), ("twowiki", twowiki("test", args.limit))):
-        f, lines = summarise(dataset, evaluate(dataset, items, settings, args.work))
+    if args.only != "financebench":
+        for dataset, items in (("hotpotqa", hotpotqa(args.limit)), ("twowiki", twowiki("test", args.limit))):
+            f, lines = summarise(dataset, evaluate(dataset, items, settings, args.work))
+            flat.update(f)
+            body += [*lines, ""]
+    if args.only != "qa":
+        f, lines = financebench_pages(settings, args.bench_work)
         flat.update(f)
         body += [*lines, ""]
     meta = {"models": "all-MiniLM-L6-v2 int8 (vector, entity vectors); spaCy en_core_web_sm (fast graph); no LLM",
             "settings": f"graph hops {settings.graph_hops}, seeds {settings.graph_seeds}, max nodes "
-                        f"{settings.graph_max_nodes}, decay {settings.graph_decay}; hybrid = reciprocal-rank fusion",
+                        f"{settings.graph_max_nodes}, decay {settings.graph_decay}; hybrid = vector + graph, fused = "
+                        "vector + bm25 (FTS5), both by reciprocal-rank fusion",
             "unit": "recall of gold supporting sentences among the first k sentences ranked"}
     path = report.write("retrieval", flat, "\n".join(body), meta, results=args.out)
     print(f"wrote {path}")

@@ -111,3 +111,15 @@ def test_last_size_sets_that_cannot_cover_the_claim_are_not_scored() -> None:
     assert selector(checked, set_top=4, set_max=2, coverage="facts").select(claims, p)[0].verdict == "unsupported"
     # 4 singles, then pairs: none of the pairs holds "Alpha", "Gamma" and "1990" together
     assert (plain.calls, checked.calls) == (4 + 6, 4)
+
+
+def test_a_fragment_answer_is_checked_as_the_answer_to_the_question() -> None:
+    q = "What was the capital expenditure in FY2018?"
+    draft = Draft(text="$1,577 million. Capital expenditure was $1,577 million in 2018.", thoughts=["$1,577 million"],
+                  raw="")
+    claims = make_claims(draft, from_thoughts=True, question=q)
+    assert [c.text for c in claims] == [f'The answer to the question "{q}" is: $1,577 million.',
+                                        "Capital expenditure was $1,577 million in 2018."]
+    # without a question there is nothing to read it against: kept as written
+    assert make_claims(Draft(text="$1,577 million.", thoughts=[], raw=""), from_thoughts=False)[0].text == \
+        "$1,577 million."

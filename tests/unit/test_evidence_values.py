@@ -99,3 +99,17 @@ def test_a_supported_claim_is_left_alone() -> None:
                          passes=True)
     ValueConflicts().run([passing], ctx)
     assert passing.verdict is None
+
+
+def test_a_value_stated_for_another_year_is_not_evidence() -> None:
+    from gechat.evidence.values import another_period, years
+
+    assert years("FY2018 and fiscal 2019, not $2,018 or 120189") == {"2018", "2019"}
+    claim = "The FY2018 capital expenditure for 3M was approximately $1.7 billion to $1.9 billion."
+    guidance = "The Company expects 2019 capital spending to be approximately $1.7 billion to $1.9 billion."
+    assert another_period(claim, guidance, given="What was 3M's FY2018 capital expenditure?") == {"2018"}
+    assert not another_period(claim, "Capital spending was $1.7 billion in 2018 and $1.4 billion in 2017.")
+    assert not another_period(claim, "Purchases of PP&E (1,700) (1,373)")  # a table row: years in its header
+    assert not another_period(claim, "Net sales in 2019 were $32.8 billion.")  # not the claim's value
+    # the question's own numbers name things ("3M"), they are not the claim's value
+    assert not another_period("3M had 93,000 employees in 2018.", "3M was founded in 1902.", given="How many at 3M?")

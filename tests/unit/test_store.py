@@ -33,7 +33,7 @@ def make_doc(sha: str, text: str = "One two. Three four. Five six.", dim: int = 
 def counts(path: Path) -> dict[str, int]:
     db = sqlite3.connect(path)
     out = {t: db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-           for t in ("documents", "pages", "chunks", "sentences", "vectors")}
+           for t in ("documents", "pages", "chunks", "sentences", "vectors", "chunk_terms", "sentence_terms")}
     db.close()
     return out
 
@@ -52,7 +52,8 @@ def test_insert_read_remove_leaves_no_orphans(tmp_path: Path) -> None:
     assert sents[0].boxes[0].x1 == 3
     store.remove(a.id)
     assert [d.id for d in store.documents()] == [b.id]
-    assert counts(tmp_path / "g.sqlite") == {"documents": 1, "pages": 1, "chunks": 2, "sentences": 3, "vectors": 5}
+    assert counts(tmp_path / "g.sqlite") == {"documents": 1, "pages": 1, "chunks": 2, "sentences": 3, "vectors": 5,
+                                             "chunk_terms": 2, "sentence_terms": 3}
     store.remove(b.id)
     assert set(counts(tmp_path / "g.sqlite").values()) == {0}
 
@@ -126,3 +127,34 @@ def test_sentence_context_is_stored_and_old_workspaces_gain_the_columns(tmp_path
     sents = store.sentences_of_chunks(store.chunk_ids(stored.id))
     assert [(s.context, s.heading) for s in sents] == [("", True), ("", False), ("Report > Costs", False)]
     store.close()
+
+
+def test_word_search_finds_stems_and_headings_and_old_workspaces_are_indexed(tmp_path: Path) -> None:
+    from gechat.store.lexical import query_terms
+
+    text = "Capital expenditures rose. Revenue fell sharply. Cash was flat."
+    doc = make_doc("w", text=text)
+    spans = [(0, 26), (27, 48), (49, 63)]
+    for sent, (a, b) in zip(doc.sentences, spans, strict=True):
+        sent.start, sent.end, sent.text = a, b, text[a:b]
+    doc.chunks[0].start, doc.chunks[0].end, doc.chunks[0].text = 0, 48, text[0:48]
+    doc.chunks[1].start, doc.chunks[1].end, doc.chunks[1].text = 49, 63, text[49:63]
+    doc.sentences[2].context = "Liquidity"  # its section's heading
+    path = tmp_path / "w.sqlite"
+    store = SQLiteStore(path)
+    d = store.insert(doc)
+    assert [i for i, _ in store.lexical_search("chunk", "What was the capital expenditure?", 5)] == [1]
+    assert [i for i, _ in store.lexical_search("sentence", "liquidity", 5)] == [3]  # by its heading
+    assert store.lexical_search("chunk", "the of and", 5) == [] == store.lexical_search("chunk", "", 5)
+    assert query_terms('revenue "OR" NEAR(') == '"revenue" OR "near"'  # no word is read as an operator
+    store.close()
+    # a workspace made before the index: emptied, then opened again
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM chunk_terms")
+    db.execute("DELETE FROM sentence_terms")
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    assert [i for i, _ in store.lexical_search("sentence", "revenue", 5)] == [2]
+    store.remove(d.id)
+    assert store.lexical_search("chunk", "revenue", 5) == []

@@ -16,6 +16,16 @@ _ABSTAIN = re.compile(
     re.I,
 )
 _MIN_WORDS = 3
+# An answer as short as "0.7 billion" or "Chief of Protocol" states nothing on its own: it is
+# checked as the answer to the question, in the form the grounding model was trained on.
+_FRAGMENT_WORDS = 5
+_VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|will|would|can|could|may|might|"
+                   r"\w+(?:ed|es))\b", re.I)
+
+
+def as_answer_to(question: str, text: str) -> str:
+    """``text`` as the answer to ``question``: how a fragment answer is checked."""
+    return f'The answer to the question "{question.strip()}" is: {text.strip()}'
 
 
 def split_text(text: str) -> list[str]:
@@ -39,5 +49,7 @@ def make_claims(draft: Draft, *, from_thoughts: bool, question: str = "") -> lis
         if len(key.split()) < _MIN_WORDS or key in seen or is_abstention(text):
             continue
         seen.add(key)
+        if source == "answer" and question and len(text.split()) <= _FRAGMENT_WORDS and not _VERB.search(text):
+            text = as_answer_to(question, text)
         claims.append(ClaimInput(text=text, source=source, given=question))  # type: ignore[arg-type]
     return claims

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gechat.answer.claims import make_claims
+from gechat.answer.claims import as_answer_to, make_claims
 from gechat.eval.datasets import FinanceItem, QAItem, financebench_split
 from gechat.eval.evidence import page_hit, prf, token_recall
 from gechat.eval.negatives import changed_number, same_kind
@@ -81,8 +81,9 @@ def wrong_answers(questions: Sequence[str], answers: Sequence[str], rng: random.
 
 
 def as_claim(question: str, answer: str) -> str:
-    """The gold answer phrased as a claim (the same template as benchmarks/nli.py)."""
-    return f'The answer to the question "{question.strip()}" is: {answer.strip()}'
+    """The gold answer phrased as a claim (the same template as benchmarks/nli.py and as a
+    fragment answer is checked in the product)."""
+    return as_answer_to(question, answer)
 
 
 def answer_claim(question: str, answer: str) -> ClaimInput:

@@ -66,6 +66,7 @@ class Row:
     claims: int
     verdicts: list[str] = field(default_factory=list)
     pages_cited: list[int] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)  # "p.47: <text>" of each supported claim's evidence
     seconds: float = 0.0
     llm_tokens: int = 0
 
@@ -162,7 +163,8 @@ def score(item: DocQuestion, answer: Answer, seconds: float, tokens: int) -> Row
     return Row(id=item.id, question=item.question, gold=item.answer, answer=answer.text, document=item.document.name,
                split=item.split, correct=answer_correct(answer.text, item.answer), supported=supported,
                page_hit=page_hit(cited, item.pages) if item.pages else None, claims=len(claims),
-               verdicts=[c.verdict for c in claims], pages_cited=cited, seconds=round(seconds, 2), llm_tokens=tokens)
+               verdicts=[c.verdict for c in claims], pages_cited=cited, seconds=round(seconds, 2), llm_tokens=tokens,
+               evidence=[f"p.{e.page}: {e.text[:400]}" for c in claims if c.verdict == "supported" for e in c.evidence])
 
 
 def figures(rows: Sequence[Row], prefix: str) -> dict[str, float]:

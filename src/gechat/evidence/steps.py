@@ -20,7 +20,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.lengths import LenNorm
-from gechat.evidence.values import agreeing_keys
+from gechat.evidence.values import agreeing_keys, another_period
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
@@ -73,13 +73,21 @@ class EvidenceContext:
         """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value
         stated in another form ("1,200 million" for "$1.2 billion") counts."""
         keys = uncovered(claim.text, text, given=claim.given, mode=self.coverage)
-        return not keys or not keys - agreeing_keys(claim.text, text)
+        if keys and keys - agreeing_keys(claim.text, text):
+            return False
+        # the claim's value stated for another year is not its evidence, even where the year
+        # came from the question
+        return self.coverage == "off" or not another_period(claim.text, text, answer=claim.answer(), given=claim.given)
 
     def missing(self, claim: ClaimInput, text: str) -> list[str]:
-        """The claim's names and numbers that ``text`` lacks, as the claim writes them."""
+        """The claim's names and numbers that ``text`` lacks, as the claim writes them (its
+        years too, where ``text`` states its value for other years)."""
         agreed = agreeing_keys(claim.text, text)
-        return [w for w in missing_words(claim.text, text, given=claim.given, mode=self.coverage)
-                if not (number_keys(w) and number_keys(w) <= agreed)]
+        lacking = [w for w in missing_words(claim.text, text, given=claim.given, mode=self.coverage)
+                   if not (number_keys(w) and number_keys(w) <= agreed)]
+        if self.coverage != "off":
+            lacking += sorted(another_period(claim.text, text, answer=claim.answer(), given=claim.given) - set(lacking))
+        return lacking
 
     def passage(self, sents: list[Sentence], claim: ClaimInput | None = None) -> str:
         """A set of sentences (in document order) as the model reads it: each run of

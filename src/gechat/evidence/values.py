@@ -163,4 +163,30 @@ def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
     return frozenset(q.key for q in quantities(claim) if q.kind != "year" and any(agree(q, s) for s in found))
 
 
-__all__ = ["Quantity", "agree", "agreeing_keys", "comparable", "quantities"]
+# a year as a period's name, glued to a prefix or not ("2018", "FY2018", "fiscal 2018"); linear:
+# one fixed-width match tried once per position
+_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+
+
+def years(text: str) -> frozenset[str]:
+    """The years ``text`` names, as periods: "FY2018" names 2018."""
+    return frozenset(_YEAR.findall(text))
+
+
+def another_period(claim: str, evidence: str, *, answer: str | None = None, given: str = "") -> frozenset[str]:
+    """The claim's years, when ``evidence`` states the claim's value (of ``answer``, what the
+    claim adds to its question; default the whole claim; numbers of the question ``given``
+    name things, "3M", and are no value) for other years only: "capital spending of $1.7
+    billion" said of 2019 is no evidence for FY2018. Empty when the years agree, when either
+    names none (a table row's years are in its header), or when the evidence does not state
+    the value."""
+    wanted, named = years(claim), years(evidence)
+    if not wanted or not named or wanted & named:
+        return frozenset()
+    found = quantities(evidence)
+    asked = number_keys(given)
+    values = [q for q in quantities(claim if answer is None else answer) if q.kind != "year" and q.key not in asked]
+    return wanted if any(agree(v, f) for v in values for f in found) else frozenset()
+
+
+__all__ = ["Quantity", "agree", "agreeing_keys", "another_period", "comparable", "quantities", "years"]

@@ -1,4 +1,5 @@
-"""Retrieval strategies, chosen by ``Settings.retriever``: vector, graph, hybrid."""
+"""Retrieval strategies, chosen by ``Settings.retriever``: vector, bm25, fused (vector + bm25),
+graph, hybrid (vector + graph)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,20 @@ def _vector(settings: Settings, **deps: Any) -> Retriever:
     from gechat.retrieve.vector import VectorRetriever
 
     return VectorRetriever(deps["store"], deps["embedder"])
+
+
+@RETRIEVERS.register("bm25")
+def _bm25(settings: Settings, **deps: Any) -> Retriever:
+    from gechat.retrieve.lexical import LexicalRetriever
+
+    return LexicalRetriever(deps["store"])
+
+
+@RETRIEVERS.register("fused")
+def _fused(settings: Settings, **deps: Any) -> Retriever:
+    from gechat.retrieve.lexical import FusedRetriever
+
+    return FusedRetriever(deps["store"], deps["embedder"])
 
 
 def _graph_retriever(settings: Settings, deps: dict[str, Any]) -> Any:

@@ -21,6 +21,7 @@ import numpy as np
 from gechat.errors import StoreError
 from gechat.store.base import NewDocument, Vectors
 from gechat.store.graph import GRAPH_SCHEMA, GraphTables
+from gechat.store.lexical import LexicalIndex
 from gechat.store.vectors import VectorIndex
 from gechat.types import Box, Chunk, Document, PageInfo, Sentence
 
@@ -69,6 +70,11 @@ class SQLiteStore:
             raise StoreError(f"cannot open workspace database {self.path}: {e}") from None
         self._lock = threading.RLock()
         self.graph = GraphTables(self._db, self._lock, description_chars)
+        try:
+            self.lexical = LexicalIndex(self._db, self._lock)
+            self.lexical.backfill()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"cannot index workspace database {self.path} for word search: {e}") from None
         self._indexes: dict[str, tuple[int, VectorIndex]] = {}
 
     def close(self) -> None:
@@ -159,6 +165,12 @@ class SQLiteStore:
                      int(s.heading)),
                 )
                 sentence_ids.append(int(c.lastrowid or 0))
+            LexicalIndex.add(db, "sentence", [(i, f"{s.context} {s.text}".strip())
+                                              for i, s in zip(sentence_ids, doc.sentences, strict=True)])
+            heads = [next((doc.sentences[i].context for i in ch.sentences if doc.sentences[i].context), "")
+                     for ch in doc.chunks]
+            LexicalIndex.add(db, "chunk", [(i, f"{h} {ch.text}".strip())
+                                           for i, h, ch in zip(chunk_ids, heads, doc.chunks, strict=True)])
             self._insert_vectors(db, "sentence", doc_id, sentence_ids, doc.sentence_vectors)
             self._insert_vectors(db, "chunk", doc_id, chunk_ids, doc.chunk_vectors)
             self._bump(db)
@@ -178,6 +190,7 @@ class SQLiteStore:
     def remove(self, doc_id: int) -> None:
         with self._tx() as db:
             ents, rels = self.graph.prune_document(db, doc_id)
+            LexicalIndex.remove_document(db, doc_id)
             cur = db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
             if cur.rowcount == 0:
                 raise StoreError(f"no document with id {doc_id}", hint="`gechat docs` lists them")
@@ -277,6 +290,10 @@ class SQLiteStore:
 
     def search(self, kind: str, query: Vectors, k: int) -> list[tuple[int, float]]:
         return self._index(kind).search(query, k)
+
+    def lexical_search(self, kind: str, text: str, k: int) -> list[tuple[int, float]]:
+        """The ``k`` chunks or sentences whose words best match ``text`` (BM25), best first."""
+        return self.lexical.search(kind, text, k)
 
     def index_is_exact(self, kind: str) -> bool:
         return self._index(kind).exact

@@ -1,0 +1,65 @@
+"""Word retrieval (BM25 over the FTS5 index) and its fusion with the vectors.
+
+``fused`` ranks by reciprocal rank fusion: each chunk scores sum(1 / (RRF_K + rank)) over the
+vector ranking and the BM25 ranking, each ``depth`` deep. Ranks, not scores, are fused, since
+a cosine and a BM25 score are on no common scale; a chunk both find comes first, and a chunk
+only one finds still competes (a table row named by its line item, a paragraph that says the
+same in other words).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gechat.models.embed_base import Embedder
+from gechat.retrieve.vector import hits_for
+from gechat.store.base import DocumentStore
+from gechat.types import ChunkHit
+
+RRF_K = 60  # the usual constant: rank 1 and rank 10 differ, but not by an order of magnitude
+
+
+def rrf(*rankings: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Ids by fused score, best first (ties: the earlier ranking's order)."""
+    score: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, (i, _) in enumerate(ranking, start=1):
+            score[i] = score.get(i, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(score.items(), key=lambda t: -t[1])
+
+
+class LexicalRetriever:
+    name = "bm25"
+
+    def __init__(self, store: DocumentStore) -> None:
+        self.store = store
+
+    def retrieve(self, question: str, k: int) -> list[ChunkHit]:
+        return hits_for(self.store, self.store.lexical_search("chunk", question, k))
+
+    def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
+        return self.store.lexical_search("sentence", question, k)
+
+    def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
+        return hits
+
+
+class FusedRetriever:
+    name = "fused"
+
+    def __init__(self, store: DocumentStore, embedder: Embedder, depth: int = 30) -> None:
+        self.store, self.embedder, self.depth = store, embedder, depth
+
+    def _fused(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
+        depth = max(self.depth, k)
+        q = self.embedder.embed([question])[0]
+        return rrf(self.store.search(kind, q, depth), self.store.lexical_search(kind, question, depth))[:k]
+
+    def retrieve(self, question: str, k: int) -> list[ChunkHit]:
+        return hits_for(self.store, self._fused("chunk", question, k))
+
+    def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
+        return self._fused("sentence", question, k)
+
+    def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
+        return hits

@@ -1,0 +1,86 @@
+"""Words as well as meanings: SQLite FTS5 indexes (BM25) over chunks and sentences.
+
+A filing's question names things an embedding blurs: "FY2018", "PP&E", "capital
+expenditure", a segment's name. Each chunk and sentence is indexed with the headings it sits
+under (its section path), so a question that names a section finds its text. Porter stemming:
+"expenditures" meets "expenditure". The index lives beside the rows it indexes (rowid = the
+chunk's or sentence's id) and is written in the same transaction; workspaces made before it
+existed are indexed when opened.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+
+from gechat.lexical import STOPWORDS
+
+FTS_SCHEMA = """
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5(text, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS sentence_terms USING fts5(text, tokenize='porter unicode61');
+"""
+_TABLES = {"chunk": ("chunk_terms", "chunks"), "sentence": ("sentence_terms", "sentences")}
+_TERM = re.compile(r"\w+")  # one character class: linear
+MAX_TERMS = 32  # a question longer than this is cut: its first words say what it asks
+
+
+def query_terms(text: str) -> str | None:
+    """An FTS5 query matching any of the question's words (stopwords aside), each quoted so
+    that no word is read as an operator; None when no word is left."""
+    words = [w for w in dict.fromkeys(_TERM.findall(text.lower())) if w not in STOPWORDS and w != "_"]
+    return " OR ".join(f'"{w}"' for w in words[:MAX_TERMS]) or None
+
+
+class LexicalIndex:
+    def __init__(self, db: sqlite3.Connection, lock: threading.RLock) -> None:
+        self._db, self._lock = db, lock
+        db.executescript(FTS_SCHEMA)
+
+    @staticmethod
+    def add(db: sqlite3.Connection, kind: str, rows: list[tuple[int, str]]) -> None:
+        """Index (id, text) rows; inside the transaction that writes them."""
+        db.executemany(f"INSERT INTO {_TABLES[kind][0]}(rowid, text) VALUES (?, ?)", rows)
+
+    @staticmethod
+    def remove_document(db: sqlite3.Connection, doc_id: int) -> None:
+        """Drop a document's rows; before the document itself, whose chunks and sentences say which."""
+        for table, items in _TABLES.values():
+            db.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT id FROM {items} WHERE doc_id = ?)", (doc_id,))
+
+    def backfill(self) -> None:
+        """Index what a workspace made before this index holds (a no-op once indexed)."""
+        for kind, (table, items) in _TABLES.items():
+            have = self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            want = self._db.execute(f"SELECT count(*) FROM {items}").fetchone()[0]
+            if have == want:
+                continue
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(f"DELETE FROM {table}")
+                self.add(self._db, kind, _texts(self._db, kind))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def search(self, kind: str, text: str, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best (id, BM25 score) for ``text``, best first; higher is better."""
+        query = query_terms(text)
+        if query is None or k <= 0:
+            return []
+        table = _TABLES[kind][0]
+        with self._lock:
+            rows = self._db.execute(f"SELECT rowid, bm25({table}) AS s FROM {table} WHERE {table} MATCH ? "
+                                    "ORDER BY s LIMIT ?", (query, k)).fetchall()
+        return [(int(i), -float(s)) for i, s in rows]
+
+
+def _texts(db: sqlite3.Connection, kind: str) -> list[tuple[int, str]]:
+    """What is indexed for each row: its section path, then its text."""
+    if kind == "sentence":
+        return [(int(i), f"{c} {t}".strip()) for i, c, t in db.execute("SELECT id, context, text FROM sentences")]
+    # SQLite takes a bare column from the row that holds the MIN: the chunk's first heading path
+    heads = {int(c): str(h) for c, h, _ in db.execute(
+        "SELECT chunk_id, context, MIN(ord) FROM sentences WHERE context != '' GROUP BY chunk_id")}
+    return [(int(i), f"{heads.get(i, '')} {t}".strip()) for i, t in db.execute("SELECT id, text FROM chunks")]
