@@ -48,7 +48,7 @@ FULL = Plan(hotpotqa_oracle=70, hotpotqa_e2e=10, twowiki_oracle=200, financebenc
 # smallest filings, so a cold run (nothing cached, nothing indexed) stays within minutes
 QUICK = Plan(hotpotqa_oracle=8, hotpotqa_e2e=3, twowiki_oracle=8, financebench_oracle=2, llm_questions=2,
              retrieved=3, smallest_pdfs=True)
-STRATEGIES = ("vector", "graph", "hybrid")
+STRATEGIES = ("vector", "fused", "graph", "hybrid")
 Tick = Callable[[str], None]
 
 
