@@ -205,6 +205,14 @@ def test_linked_sets_hang_together_through_names_headings_or_chunk() -> None:
     assert linked(anchor, [film, same_chunk])
     # no names in the question: the sentences must still be tied to each other
     assert linked(frozenset(), [film, office]) and not linked(frozenset(), [film, elsewhere])
+    # in one long document every heading path opens with its title: only the nearest heading ties
+    intro = sent(7, "Then we describe how authors are found.", 7, context="The Literature Graph > 1 Introduction")
+    nodes = sent(8, "It has 12M nodes of this type.", 8, context="The Literature Graph > 2 Structure")
+    assert not linked(frozenset(), [intro, nodes])
+    assert not linked(fact_keys("How many nodes does the Literature Graph have?"), [intro, nodes])
+    # two sentences of one chunk tell one fact, whether or not they repeat the question's names
+    author = sent(9, "Each node of this type is an author.", 8, context="The Literature Graph > 2 Structure")
+    assert linked(fact_keys("How many nodes in Semantic Scholar?"), [author, nodes])
     # a comparison: each sentence tied to the question on its own
     both = fact_keys("Are Laleli Mosque and Esma Sultan Mansion in the same neighborhood?")
     mosque, mansion = sent(5, "The Laleli Mosque is in Fatih.", 5), sent(6, "The Esma Sultan Mansion is in Ortakoy.", 6)

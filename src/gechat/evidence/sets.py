@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import is_heading
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, runs
 from gechat.lexical import content_keys, tie_keys
@@ -163,17 +164,21 @@ def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
 
 
 def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
-    """Whether every sentence reaches the claim's anchor (the names and numbers of what it is
-    asked about) through the set: a sentence is tied to the anchor by a name or number it
-    holds, and to another sentence by one they share or by sitting in the same chunk; its
-    headings count as its own text ("she" in a section titled with her name). With no anchor
-    (a question without names) only the ties between sentences are asked for."""
-    names = [tie_keys(s.text) | tie_keys(s.context) for s in sents]
-    reached = {i for i, n in enumerate(names) if n & anchor} if anchor else {0}
-    grew = True
-    while grew:
-        new = {j for j in range(len(sents)) if j not in reached
-               and any(names[i] & names[j] or sents[i].chunk_id == sents[j].chunk_id for i in reached)}
-        reached |= new
-        grew = bool(new)
-    return len(reached) == len(sents)
+    """Whether a set hangs together: its sentences tied to each other (a name or number in
+    common, the same nearest heading's words, the same chunk), or each group of tied
+    sentences tied to the claim's anchor (the names and numbers of what it is asked about) by
+    a name or number it holds: two facts about two things the question names. A sentence's
+    nearest heading counts as its own text ("she" in a section titled with her name); the
+    path's top, the document's title, does not: every sentence of a document shares it."""
+    names = [tie_keys(s.text) | tie_keys(s.context.rpartition(SEPARATOR)[2]) for s in sents]
+    group = list(range(len(sents)))  # each sentence's group: the smallest index it is tied to
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(sents)):
+            for j in range(i + 1, len(sents)):
+                if group[i] != group[j] and (names[i] & names[j] or sents[i].chunk_id == sents[j].chunk_id):
+                    group[i] = group[j] = min(group[i], group[j])
+                    changed = True
+    groups = {g: [i for i in range(len(sents)) if group[i] == g] for g in set(group)}
+    return len(groups) == 1 or all(any(names[i] & anchor for i in members) for members in groups.values())
