@@ -118,10 +118,46 @@ def financebench_pages(settings: Settings, work: Path) -> tuple[dict[str, object
         cells = []
         for strategy in CHUNK_STRATEGIES:
             for k in CHUNK_KS:
-                value = round(sum(float(r[f"hit{k}__{strategy}"]) for r in rs) / max(1, len(rs)), 3)  # type: ignore[arg-type]
+                value = round(sum(float(str(r[f"hit{k}__{strategy}"])) for r in rs) / max(1, len(rs)), 3)
                 flat[f"financebench_page_hit{k}_{split}__{strategy}"] = value
                 cells.append(f"{value:.3f}")
         lines.append(f"| {split} | {len(rs)} | " + " | ".join(cells) + " |")
+    return flat, lines
+
+
+def dev_recall(settings: Settings, bench_work: Path, calibrate_work: Path) -> tuple[dict[str, object], list[str]]:
+    """Sentence recall@5/@10 on the tuning questions (HotpotQA 1-35, 2Wiki dev 1-150), in the
+    workspaces `gechat bench` and `benchmarks/evidence_ablations.py` keep (the ones a default
+    was chosen on); the graph strategies are left out (those workspaces may lack a graph)."""
+    from gechat.eval.bench import Bench
+    from gechat.eval.suite import HOTPOTQA_DEV
+    from gechat.models import build_llm
+    from gechat.types import Usage
+
+    flat: dict[str, object] = {}
+    lines = ["## dev questions (sentence recall@k)", "",
+             "| set | n | " + " | ".join(f"R@{k} {s}" for s in CHUNK_STRATEGIES for k in KS) + " |",
+             "|---|---|" + "---|" * (len(CHUNK_STRATEGIES) * len(KS))]
+    for name, work, items in (("hotpotqa_dev", bench_work, hotpotqa(HOTPOTQA_DEV)),
+                              ("twowiki_dev", calibrate_work, twowiki("dev"))):
+        bench = Bench(settings, work, llm=build_llm(settings, Usage()), selectors=[])
+        rec: dict[tuple[str, int], list[float]] = defaultdict(list)
+        for item in tqdm(items, desc=name, file=sys.stderr):
+            ws, gold = bench.qa_workspace(item)
+            if gold:
+                for strategy in CHUNK_STRATEGIES:
+                    r = RETRIEVERS.create(strategy, settings, store=ws.store, embedder=bench.embedder)
+                    ranked = [i for i, _ in r.rank_sentences(item.question, max(KS))]
+                    for k in KS:
+                        rec[(strategy, k)].append(len(set(ranked[:k]) & gold) / len(gold))
+            ws.close()
+        cells = []
+        for strategy in CHUNK_STRATEGIES:
+            for k in KS:
+                value = round(sum(rec[(strategy, k)]) / max(1, len(rec[(strategy, k)])), 3)
+                flat[f"{name}_recall{k}__{strategy}"] = value
+                cells.append(f"{value:.3f}")
+        lines.append(f"| {name} | {len(rec[(CHUNK_STRATEGIES[0], KS[0])])} | " + " | ".join(cells) + " |")
     return flat, lines
 
 
@@ -132,11 +168,25 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--bench-work", type=Path, default=REPO / ".cache" / "bench" / "default",
                     help="where `gechat bench` keeps its FinanceBench workspaces (reused; indexed if missing)")
+    ap.add_argument("--calibrate-work", type=Path, default=REPO / ".cache" / "bench" / "calibrate",
+                    help="where benchmarks/evidence_ablations.py keeps the 2Wiki dev workspaces")
     ap.add_argument("--only", choices=("qa", "financebench"), default=None, help="one part only")
+    ap.add_argument("--dev", action="store_true",
+                    help="the tuning questions instead (HotpotQA 1-35, 2Wiki dev, FinanceBench dev filings in its "
+                         "table): writes retrieval_dev.{md,json}")
     args = ap.parse_args()
     settings = Settings.load("default", graph="fast")
     flat: dict[str, object] = {}
     body: list[str] = []
+    if args.dev:
+        f, lines = dev_recall(settings, args.bench_work, args.calibrate_work)
+        f2, lines2 = financebench_pages(settings, args.bench_work)
+        flat = {**f, **{k: v for k, v in f2.items() if "_dev__" in k}}
+        path = report.write("retrieval_dev", flat, "\n".join([*lines, "", *lines2]),
+                            {"unit": "recall of gold sentences among the first k; FinanceBench: a gold page among "
+                                     "the first k chunks (its dev row is the tuning one)"}, results=args.out)
+        print(f"wrote {path}")
+        return
     if args.only != "financebench":
         for dataset, items in (("hotpotqa", hotpotqa(args.limit)), ("twowiki", twowiki("test", args.limit))):
             f, lines = summarise(dataset, evaluate(dataset, items, settings, args.work))
