@@ -217,3 +217,20 @@ def test_linked_sets_hang_together_through_names_headings_or_chunk() -> None:
     both = fact_keys("Are Laleli Mosque and Esma Sultan Mansion in the same neighborhood?")
     mosque, mansion = sent(5, "The Laleli Mosque is in Fatih.", 5), sent(6, "The Esma Sultan Mansion is in Ortakoy.", 6)
     assert linked(both, [mosque, mansion])
+
+
+def test_a_sentence_that_only_repeats_the_others_headings_is_a_passenger() -> None:
+    from gechat.evidence.sets import contributes
+    from gechat.lexical import content_keys
+    from gechat.types import Sentence
+
+    title = "Construction of the Literature Graph in Semantic Scholar > Abstract"
+    nodes = Sentence(id=1, doc_id=1, chunk_id=1, ord=0, page=1, start=0, end=1, context=title,
+                     text="The resulting literature graph consists of more than 280M nodes.")
+    site = Sentence(id=2, doc_id=1, chunk_id=1, ord=1, page=1, start=2, end=3, context=title,
+                    text="The methods described in this paper are used to enable semantic features in "
+                         "www.semanticscholar.org.")
+    claim = content_keys("The literature graph in Semantic Scholar has more than 280M nodes.")
+    assert not contributes(claim, [nodes, site])
+    bare = [s.model_copy(update={"context": ""}) for s in (nodes, site)]
+    assert contributes(claim, bare)  # without the headings it would seem to add "Semantic"

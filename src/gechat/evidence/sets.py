@@ -157,10 +157,13 @@ def _relevance(state: ClaimState, ctx: EvidenceContext) -> npt.NDArray[np.float6
 
 
 def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
-    """Every sentence of a set tells part of the claim that the others do not (a word of the
-    claim only it has)."""
+    """Every sentence of a set tells part of the claim that the others do not: a word of the
+    claim that neither their text nor their headings hold ("... semantic features in
+    www.semanticscholar.org" adds nothing to a sentence under the title "... in Semantic
+    Scholar")."""
     covers = [claim_keys & content_keys(s.text) for s in sents]
-    return all(c - frozenset().union(*(o for j, o in enumerate(covers) if j != i)) for i, c in enumerate(covers))
+    held = [content_keys(s.text) | content_keys(s.context) for s in sents]
+    return all(c - frozenset().union(*(h for j, h in enumerate(held) if j != i)) for i, c in enumerate(covers))
 
 
 def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
