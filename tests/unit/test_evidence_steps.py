@@ -210,9 +210,14 @@ def test_linked_sets_hang_together_through_names_headings_or_chunk() -> None:
     nodes = sent(8, "It has 12M nodes of this type.", 8, context="The Literature Graph > 2 Structure")
     assert not linked(frozenset(), [intro, nodes])
     assert not linked(fact_keys("How many nodes does the Literature Graph have?"), [intro, nodes])
-    # two sentences of one chunk tell one fact, whether or not they repeat the question's names
-    author = sent(9, "Each node of this type is an author.", 8, context="The Literature Graph > 2 Structure")
-    assert linked(fact_keys("How many nodes in Semantic Scholar?"), [author, nodes])
+    # two sentences of one chunk tell one fact; the question's names may be in the title only
+    path = "The Literature Graph in Semantic Scholar > 2 Structure"
+    author = sent(9, "Each node of this type is an author.", 8, context=path)
+    count = nodes.model_copy(update={"context": path})
+    assert linked(fact_keys("How many nodes in Semantic Scholar?"), [author, count])
+    # ... but not when nothing of theirs names what is asked about ("It" + "The tower ...")
+    other = [x.model_copy(update={"chunk_id": 8, "context": "Other > 2 Structure"}) for x in (author, nodes)]
+    assert not linked(fact_keys("How many nodes in Semantic Scholar?"), other)
     # a comparison: each sentence tied to the question on its own
     both = fact_keys("Are Laleli Mosque and Esma Sultan Mansion in the same neighborhood?")
     mosque, mansion = sent(5, "The Laleli Mosque is in Fatih.", 5), sent(6, "The Esma Sultan Mansion is in Ortakoy.", 6)

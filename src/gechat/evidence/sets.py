@@ -167,12 +167,13 @@ def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
 
 
 def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
-    """Whether a set hangs together: its sentences tied to each other (a name or number in
-    common, the same nearest heading's words, the same chunk), or each group of tied
-    sentences tied to the claim's anchor (the names and numbers of what it is asked about) by
-    a name or number it holds: two facts about two things the question names. A sentence's
-    nearest heading counts as its own text ("she" in a section titled with her name); the
-    path's top, the document's title, does not: every sentence of a document shares it."""
+    """Whether a set hangs together. Its sentences tied to each other (a name or number in
+    common, the same nearest heading's words, the same chunk), one of them holding a name or
+    number of what the claim is asked about (``anchor``), in its text or anywhere in its
+    heading path, the document's title included; or each group of tied sentences holding one
+    in its text or nearest heading: two facts about two things the question names. Ties use
+    the nearest heading only, since every sentence of a document shares the title. With no
+    anchor (a question without names) the sentences need only be tied."""
     names = [tie_keys(s.text) | tie_keys(s.context.rpartition(SEPARATOR)[2]) for s in sents]
     group = list(range(len(sents)))  # each sentence's group: the smallest index it is tied to
     changed = True
@@ -183,5 +184,7 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
                 if group[i] != group[j] and (names[i] & names[j] or sents[i].chunk_id == sents[j].chunk_id):
                     group[i] = group[j] = min(group[i], group[j])
                     changed = True
-    groups = {g: [i for i in range(len(sents)) if group[i] == g] for g in set(group)}
-    return len(groups) == 1 or all(any(names[i] & anchor for i in members) for members in groups.values())
+    groups = [[i for i in range(len(sents)) if group[i] == g] for g in set(group)]
+    if len(groups) == 1:
+        return not anchor or any((names[i] | tie_keys(s.context)) & anchor for i, s in enumerate(sents))
+    return bool(anchor) and all(any(names[i] & anchor for i in members) for members in groups)
