@@ -143,17 +143,21 @@ def answer_correct(answer: str, gold: str) -> bool:
     return bool(words) and _normal(gold) in _normal(answer)
 
 
-def ask_row(bench: Bench, item: DocQuestion) -> Row:
-    """Adds the document to its workspace (once), asks, and scores the answer."""
+def ask_row(bench: Bench, item: DocQuestion) -> tuple[Row, float | None]:
+    """Adds the document to its workspace if it is not there yet, asks, and scores the
+    answer; the seconds the add took (None when the document was there already)."""
     ws = bench.workspace(item.workspace_name())
+    added = None
     try:
         if not ws.documents():
+            t = time.perf_counter()
             ws.add([item.document])
+            added = time.perf_counter() - t
         with bench._cost() as cost:
             answer = ws.ask(item.question)
     finally:
         ws.close()
-    return score(item, answer, float(cost["seconds"]), int(cost["tokens"]))
+    return score(item, answer, float(cost["seconds"]), int(cost["tokens"])), added
 
 
 def score(item: DocQuestion, answer: Answer, seconds: float, tokens: int) -> Row:
@@ -205,11 +209,10 @@ def run(bench: Bench, items: Sequence[DocQuestion], *, prefix: str, results: Pat
     path = results / f"{name}.md"
     for i, item in enumerate(items):
         tick(f"{name} {i + 1}/{len(items)} ({item.document.name})")
-        t = time.perf_counter()
-        fresh = item.document.name not in added and _needs_add(bench, item)
-        rows.append(ask_row(bench, item))
-        if fresh:
-            added[item.document.name] = (_pages(item.document), time.perf_counter() - t - rows[-1].seconds)
+        row, add_seconds = ask_row(bench, item)
+        rows.append(row)
+        if add_seconds is not None:
+            added[item.document.name] = (_pages(item.document), add_seconds)
         flat = figures(rows, prefix)
         if added:
             flat["ingest_pages_per_second"] = round(sum(p for p, _ in added.values())
@@ -219,14 +222,6 @@ def run(bench: Bench, items: Sequence[DocQuestion], *, prefix: str, results: Pat
         done = {**meta, "questions done": f"{i + 1}/{len(items)}"}
         path = write(name, flat, markdown(flat, prefix, rows, name), done, results=results)
     return figures(rows, prefix), path
-
-
-def _needs_add(bench: Bench, item: DocQuestion) -> bool:
-    ws = bench.workspace(item.workspace_name())
-    try:
-        return not ws.documents()
-    finally:
-        ws.close()
 
 
 def _pages(path: Path) -> int:
