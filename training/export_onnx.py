@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from gechat.models.manager import sha256_file
+from gechat.models.entail.verifier import write_manifest
 
 PROBE = [("A man is playing a guitar on stage.", "A person plays music."),
          ("The company reported revenue of $5.2 billion in 2022.", "Revenue in 2022 was under $1 billion."),
@@ -57,17 +57,6 @@ def main() -> None:
         diffs[f.name] = float(np.abs(out - ref).max())
     write_manifest(args.out, max_logit_diff_vs_torch=diffs, max_tokens=256)
     print(json.dumps(diffs))
-
-
-def write_manifest(model_dir: Path, **extra: object) -> dict[str, object]:
-    """(Re)write manifest.json: sha256 and size of every file beside it, keeping earlier extra keys."""
-    path = model_dir / "manifest.json"
-    old = json.loads(path.read_text()) if path.is_file() else {}
-    files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
-             for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != "manifest.json"}
-    manifest = {**old, **extra, "files": files}
-    path.write_text(json.dumps(manifest, indent=1) + "\n")
-    return manifest
 
 
 if __name__ == "__main__":

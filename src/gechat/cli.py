@@ -103,7 +103,8 @@ def ask(
     llm_model: Annotated[str | None, typer.Option(help="Packaged name, GGUF path or server model id")] = None,
     llm_base_url: Annotated[str | None, typer.Option(help="Server URL for ollama/openai backends")] = None,
     entailment: Annotated[str | None, typer.Option(
-        help="Entailment backend: onnx (default: the packaged cross-encoder), llm, hf, fake")] = None,
+        help="Entailment backend: onnx (default: the packaged cross-encoder), cascade (it ranks, the mpnet "
+             "verifier decides; gechat models pull gechat-nli-mpnet first), llm, hf, fake")] = None,
     entailment_model: Annotated[str | None, typer.Option(
         help="Its model: onnx a directory, llm a GGUF or packaged name, hf a path or id")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Chunks given to the LLM")] = None,
@@ -293,20 +294,34 @@ def models_list(models_dir: ModelsDirOpt = None) -> None:
 @models_app.command("pull")
 def models_pull(name: Annotated[str, typer.Argument(help="A packaged model name")],
                 models_dir: ModelsDirOpt = None) -> None:
-    """Join a packaged model's parts into one GGUF file and verify its sha256."""
+    """Join a packaged model's parts into one file and verify its sha256; for gechat-nli-mpnet,
+    build the verifier from its base's parts and the packaged delta (needs torch)."""
+    from gechat.models.entail.verifier import VERIFIER, build
     from gechat.models.manager import pull
 
     with Progress(TextColumn(name), BarColumn(), TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(name, total=None)
-        path = pull(name, _models_dir(models_dir), lambda done, total: bar.update(task, completed=done, total=total))
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        if name == VERIFIER:
+            path = build(_models_dir(models_dir), progress)
+        else:
+            path = pull(name, _models_dir(models_dir), progress)
     out.print(f"[green]ok[/] {path}")
 
 
 @models_app.command("verify")
 def models_verify(name: Annotated[str, typer.Argument()], models_dir: ModelsDirOpt = None) -> None:
-    """Re-hash a joined model file against its pinned sha256."""
+    """Re-hash a joined model file against its pinned sha256 (the verifier: its built files)."""
+    from gechat.models.entail.verifier import VERIFIER, verify_built
     from gechat.models.manager import verify
 
+    if name == VERIFIER:
+        verify_built(_models_dir(models_dir))
+        out.print(f"[green]ok[/] {name} matches its manifest")
+        return
     if not verify(name, _models_dir(models_dir)):
         raise GechatError(f"{name}: sha256 does not match", hint=f"run `gechat models pull {name}` again")
     out.print(f"[green]ok[/] {name} matches its pinned sha256")
@@ -314,10 +329,15 @@ def models_verify(name: Annotated[str, typer.Argument()], models_dir: ModelsDirO
 
 @models_app.command("path")
 def models_path(name: Annotated[str, typer.Argument()], models_dir: ModelsDirOpt = None) -> None:
-    """Print the path of a joined model (pulling it first if needed)."""
-    from gechat.models.manager import resolve_gguf
+    """Print the path of a joined model (pulling it first if needed), or of the built verifier."""
+    from gechat.models.entail.verifier import VERIFIER, resolve_verifier_dir
+    from gechat.models.manager import PACKAGED, pull, resolve_gguf
 
-    print(resolve_gguf(name, _models_dir(models_dir)))
+    folder = _models_dir(models_dir)
+    if name == VERIFIER:
+        print(resolve_verifier_dir(name, folder))
+    else:
+        print(pull(name, folder) if name in PACKAGED else resolve_gguf(name, folder))
 
 
 def main() -> None:

@@ -55,6 +55,10 @@ class Settings(BaseSettings):
     # pairs per model call; None: the backend's own (onnx 1, calls side by side: in a batch the
     # int8 model's scores depend on the companion pairs; see models/entail/onnx.py)
     entailment_batch: int | None = None
+    # entailment = "cascade": the verifier (a name or a folder) re-reads the verifier_top
+    # premises the fast model ranks highest in each call, and decides every verdict
+    verifier_model: str = "gechat-nli-mpnet"
+    verifier_top: int = Field(default=3, ge=1, le=60)
 
     # documents
     chunk_tokens: int = 160

