@@ -169,6 +169,14 @@ def evaluate(score: PairScorer, sets: dict[str, list], threshold: float, *, wind
     return {k: round(v, 4) for k, v in r.items()}
 
 
+def all_sets(ev: dict[str, list]) -> dict[str, list]:
+    """Every set the cross-encoders are scored on: held-out NLI sets and the claim sets."""
+    return {"mnli_mismatched": ev["mnli_mismatched_gold"],
+            "anli_test": ev["anli_r1_test"] + ev["anli_r2_test"] + ev["anli_r3_test"],
+            "scitail_test": ev["scitail_test"], "sick_test": ev["sick_test"],
+            "halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs()}
+
+
 def default_selector(model: ONNXEntailment) -> EvidenceSelector:
     """The evidence step as a user of gechat gets it: the nli-objective selector with the
     default Settings (its default steps: sentence sets, names and numbers in the evidence,
@@ -231,12 +239,7 @@ def main() -> None:
         return
 
     ev = evaluation_sets()
-    sets: dict[str, list] = {
-        "mnli_mismatched": ev["mnli_mismatched_gold"],
-        "anli_test": ev["anli_r1_test"] + ev["anli_r2_test"] + ev["anli_r3_test"],
-        "scitail_test": ev["scitail_test"], "sick_test": ev["sick_test"],
-        "halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs(),
-    }
+    sets = all_sets(ev)
     counts = {k: len(v) for k, v in sets.items()}
     model = ONNXEntailment(args.model).load()
     threshold = model.calibration.get("supported", 0.5)
@@ -325,13 +328,7 @@ def rerun_verifier(verifier_dir: Path, rows: int) -> None:
     earlier = old.pop("meta")
     meta = {k: v for k, v in earlier.items() if k not in ("date", "command", "machine")}
     flat = {k: v for k, v in old.items() if not k.startswith(("verifier_", "cascade_", "fast_"))}
-    ev = evaluation_sets()
-    sets: dict[str, list] = {
-        "mnli_mismatched": ev["mnli_mismatched_gold"],
-        "anli_test": ev["anli_r1_test"] + ev["anli_r2_test"] + ev["anli_r3_test"],
-        "scitail_test": ev["scitail_test"], "sick_test": ev["sick_test"],
-        "halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs(),
-    }
+    sets = all_sets(evaluation_sets())
     flat.update(verifier_rows(ONNXEntailment(verifier_dir).load(), ONNXEntailment(PACKAGED_NLI_DIR).load(),
                               sets, rows))
     meta["verifier_rows"] = ("run here; every other figure copied from the run of "

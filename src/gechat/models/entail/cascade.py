@@ -41,6 +41,11 @@ class CascadeEntailment:
         self.calibration = calibrated
         self.pairs_verified = 0
 
+    @property
+    def pairs_scored(self) -> int:
+        """Pairs the fast model scored (every candidate); ``pairs_verified`` counts the verifier's."""
+        return int(getattr(self.fast, "pairs_scored", 0))
+
     def score(self, premises: Sequence[str], hypothesis: str) -> npt.NDArray[np.float32]:
         if not premises:
             return np.zeros((0, 3), dtype=np.float32)
