@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import shutil
 import tempfile
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -150,13 +152,22 @@ def export(base: Path, delta_file: Path, out: Path) -> dict[str, float]:
     enc = tok([p for p, _ in PROBE], [h for _, h in PROBE], padding=True, return_tensors="pt")
     names = ["input_ids", "attention_mask"]
     fp32 = out.parent / "model.onnx"
-    with torch.inference_mode():
+    with torch.inference_mode(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on shapes are for exporter authors
         ref = model(**{n: enc[n] for n in names}).logits.numpy()
         torch.onnx.export(model, (enc["input_ids"], enc["attention_mask"]), str(fp32), input_names=names,
                           output_names=["logits"], opset_version=17, dynamo=False,
                           dynamic_axes={n: {0: "batch", 1: "seq"} for n in names} | {"logits": {0: "batch"}})
     int8 = out / "model.int8.onnx"
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    # onnxruntime logs advice about pre-processing on the root logger; a user pulling the
+    # model should see the progress bar, not that
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        root.setLevel(level)
     fp32.unlink()
     tok.backend_tokenizer.save(str(out / "tokenizer.json"))
     got = ort.InferenceSession(str(int8), providers=["CPUExecutionProvider"]).run(
