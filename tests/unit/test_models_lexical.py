@@ -134,7 +134,7 @@ def test_softmax_is_stable() -> None:
 def test_registries_and_build_llm(tmp_path: Path) -> None:
     assert LLMS.names() == ["fake", "llamacpp", "ollama", "openai"]
     assert EMBEDDERS.names() == ["hashing", "minilm-int8", "sentence-transformers"]
-    assert ENTAILERS.names() == ["fake", "hf", "llm", "onnx"]
+    assert ENTAILERS.names() == ["cascade", "fake", "hf", "llm", "onnx"]
     s = Settings.load("test", cache_dir=tmp_path / "cache", models_dir=tmp_path / "models")
     assert EMBEDDERS.create(s.embedder, s).dim == 256
     assert ENTAILERS.create(s.entailment, s).name == "fake"
