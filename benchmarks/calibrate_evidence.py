@@ -127,10 +127,8 @@ def evaluate(sel: EvidenceChain, cases: list[Case], memo: MemoScorer | None = No
 
 
 def apply_threshold(supported: float, questions: int) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from training.export_onnx import write_manifest
-
     from gechat.models.entail.onnx import PACKAGED_NLI_DIR
+    from gechat.models.manager import write_manifest
 
     path = PACKAGED_NLI_DIR / "calibration.json"
     cal = json.loads(path.read_text())

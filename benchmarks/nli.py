@@ -303,12 +303,17 @@ def main() -> None:
     print(json.dumps(flat, indent=1))
 
 
-def rerun_evidence_step(old_path: Path) -> None:
-    old = json.loads(old_path.read_text())
+def earlier_run(path: Path, rerun: Callable[[str], bool]) -> tuple[dict, dict, dict]:
+    """An earlier nli.json's figures less those about to be ``rerun``, its meta less the
+    date, command and machine (they describe the copied figures, not this run), and its meta."""
+    old = json.loads(path.read_text())
     earlier = old.pop("meta")
-    # The earlier run's date, command and machine describe the copied figures, not this run.
     meta = {k: v for k, v in earlier.items() if k not in ("date", "command", "machine")}
-    flat = {k: v for k, v in old.items() if "_evidence_step_" not in k}
+    return {k: v for k, v in old.items() if not rerun(k)}, meta, earlier
+
+
+def rerun_evidence_step(old_path: Path) -> None:
+    flat, meta, earlier = earlier_run(old_path, lambda k: "_evidence_step_" in k)
     model = ONNXEntailment(PACKAGED_NLI_DIR).load()
     pairs = {"halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs()}
     flat.update(evidence_step(default_selector(model), pairs))
@@ -323,11 +328,8 @@ def rerun_verifier(verifier_dir: Path, rows: int) -> None:
     from nli_verifier import markdown as verifier_markdown
     from nli_verifier import verifier_rows
 
-    old_path = Path(__file__).resolve().parent / "results" / "nli.json"
-    old = json.loads(old_path.read_text())
-    earlier = old.pop("meta")
-    meta = {k: v for k, v in earlier.items() if k not in ("date", "command", "machine")}
-    flat = {k: v for k, v in old.items() if not k.startswith(("verifier_", "cascade_", "fast_"))}
+    flat, meta, earlier = earlier_run(Path(__file__).resolve().parent / "results" / "nli.json",
+                                      lambda k: k.startswith(("verifier_", "cascade_", "fast_")))
     sets = all_sets(evaluation_sets())
     flat.update(verifier_rows(ONNXEntailment(verifier_dir).load(), ONNXEntailment(PACKAGED_NLI_DIR).load(),
                               sets, rows))

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from training.nli_data import training_mix
+from training.nli_data import Pair, training_mix
 from training.swap_pairs import swap_pairs
 
 from gechat.models.entail.cascade import CascadeEntailment
@@ -30,11 +30,15 @@ def halueval_slice(pairs: Sequence[ClaimPair], rows: int) -> list[ClaimPair]:
     return list(pairs[2 * HALUEVAL_TEST_FROM : 2 * (HALUEVAL_TEST_FROM + rows)])
 
 
-def swap_separation(model: ONNXEntailment) -> float:
-    """How often an entailed dev pair outscores its role swap (subject and object exchanged,
-    training/swap_pairs.py) in P(entailment); the dev pages are never trained on."""
+def held_out_swaps() -> list[Pair]:
+    """Role swaps (subject and object exchanged, training/swap_pairs.py) of the dev split's
+    entailed pairs, each after its original; the dev pages are never trained on."""
     _, dev = training_mix(seed=13)
-    swaps = swap_pairs(dev, random.Random(2), originals=True)
+    return swap_pairs(dev, random.Random(2), originals=True)
+
+
+def swap_separation(model: ONNXEntailment, swaps: list[Pair]) -> float:
+    """How often an original outscores its role swap in P(entailment)."""
     probs = model.score_pairs([(p.premise, p.hypothesis) for p in swaps])[:, 2]
     return float((probs[0::2] > probs[1::2]).mean())
 
@@ -60,8 +64,9 @@ def verifier_rows(verifier: ONNXEntailment, fast: ONNXEntailment, sets: dict[str
     fast_slice = evaluate(fast.score_pairs, {"halueval_qa": sliced["halueval_qa"]},
                           fast.calibration.get("supported", 0.5), windowed_long=True)
     out |= {f"fast_halueval_slice_{k}": v for k, v in fast_slice.items()}
-    out["verifier_swap_separation"] = round(swap_separation(verifier), 4)
-    out["fast_swap_separation"] = round(swap_separation(fast), 4)
+    swaps = held_out_swaps()
+    out["verifier_swap_separation"] = round(swap_separation(verifier, swaps), 4)
+    out["fast_swap_separation"] = round(swap_separation(fast, swaps), 4)
     claims = {"halueval_qa": sliced["halueval_qa"], "expertqa": sets["expertqa"]}
     top = Settings.load("default").verifier_top
     cascade = CascadeEntailment(fast, verifier, top=top)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gechat.eval.metrics import best_threshold
 from gechat.models.entail.base import CONTRADICTION, ENTAILMENT
 from gechat.models.entail.onnx import ONNXEntailment
-from training.export_onnx import write_manifest
+from gechat.models.manager import write_manifest
 from training.nli_data import NOT_ENTAILMENT, training_mix
 
 

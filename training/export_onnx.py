@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from gechat.models.entail.verifier import write_manifest
+from gechat.models.manager import write_manifest
 
 PROBE = [("A man is playing a guitar on stage.", "A person plays music."),
          ("The company reported revenue of $5.2 billion in 2022.", "Revenue in 2022 was under $1 billion."),

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gechat.models.entail.onnx import PACKAGED_NLI_DIR
-from training.export_onnx import write_manifest
+from gechat.models.manager import write_manifest
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ import io
 import json
 import math
 import random
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -36,7 +37,10 @@ from torch import nn
 from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
-LABELS = ("contradiction", "neutral", "entailment")
+sys.path.insert(0, str(ROOT))
+
+from training.batching import bucketed, loss_fn  # noqa: E402  (torch only)
+from training.nli_data import LABELS  # noqa: E402  (the standard library only)
 
 
 def _load(name: str, path: Path) -> Any:
@@ -170,11 +174,6 @@ def save_checkpoint(path: Path, model: nn.Module, opt: Any, sched: Any, where: d
 
 
 def main() -> None:
-    import sys
-
-    sys.path.insert(0, str(ROOT))
-    from training.batching import bucketed, loss_fn
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--packed", type=Path, required=True, help="what pack_verifier.py wrote")

@@ -189,6 +189,17 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def write_manifest(model_dir: Path, **extra: object) -> dict[str, object]:
+    """(Re)write manifest.json: sha256 and size of every file beside it, keeping earlier extra keys."""
+    path = model_dir / "manifest.json"
+    old = json.loads(path.read_text()) if path.is_file() else {}
+    files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+             for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != "manifest.json"}
+    manifest = {**old, **extra, "files": files}
+    path.write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
 def target_path(name: str, models_dir: Path, *, table: Mapping[str, PackagedModel] | None = None) -> Path:
     return Path(models_dir) / _get(name, table).filename
 

