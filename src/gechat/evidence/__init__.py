@@ -8,6 +8,7 @@ from typing import Any
 from gechat.evidence.atoms import DECOMPOSERS, Decomposer, LLMDecomposer, Off, Rules
 from gechat.evidence.base import ClaimInput, EvidencePool, EvidenceSelector
 from gechat.evidence.steps import STEPS, EvidenceContext, EvidenceStep
+from gechat.models.entail.base import UNCALIBRATED
 from gechat.registry import Registry
 from gechat.settings import Settings
 
@@ -118,8 +119,8 @@ def verdict_thresholds(settings: Settings, scorer: object) -> tuple[float, float
     calibrated: dict[str, float] = getattr(scorer, "calibration", None) or {}
     supported = settings.supported_threshold
     contradicted = settings.contradicted_threshold
-    return (supported if supported is not None else calibrated.get("supported", 0.5),
-            contradicted if contradicted is not None else calibrated.get("contradicted", 0.6))
+    return (supported if supported is not None else calibrated.get("supported", UNCALIBRATED["supported"]),
+            contradicted if contradicted is not None else calibrated.get("contradicted", UNCALIBRATED["contradicted"]))
 
 
 __all__ = ["SELECTORS", "STEPS", "ClaimInput", "EvidencePool", "EvidenceSelector", "candidate_count",

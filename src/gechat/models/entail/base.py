@@ -10,6 +10,8 @@ import numpy.typing as npt
 
 # Column order of every scorer's output.
 CONTRADICTION, NEUTRAL, ENTAILMENT = 0, 1, 2
+# Verdict thresholds for a model that brings no calibration.json
+UNCALIBRATED = {"supported": 0.5, "contradicted": 0.6}
 
 
 class EntailmentScorer(Protocol):

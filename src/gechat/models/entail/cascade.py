@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, NEUTRAL, EntailmentScorer
+from gechat.models.entail.base import CONTRADICTION, ENTAILMENT, NEUTRAL, UNCALIBRATED, EntailmentScorer
 
 # below a threshold by this much: "not decided" whatever the comparison (>= or >)
 _MARGIN = 1e-3
@@ -65,8 +65,8 @@ class CascadeEntailment:
     def hold_below(self, probs: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Probabilities no verdict can be decided on: each class held under its threshold."""
         out = probs.copy()
-        for column, key, default in ((ENTAILMENT, "supported", 0.5), (CONTRADICTION, "contradicted", 0.6)):
-            ceiling = max(0.0, self.calibration.get(key, default) - _MARGIN)
+        for column, key in ((ENTAILMENT, "supported"), (CONTRADICTION, "contradicted")):
+            ceiling = max(0.0, self.calibration.get(key, UNCALIBRATED[key]) - _MARGIN)
             excess = np.clip(out[:, column] - ceiling, 0.0, None)
             out[:, column] -= excess
             out[:, NEUTRAL] += excess
