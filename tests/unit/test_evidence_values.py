@@ -113,3 +113,39 @@ def test_a_value_stated_for_another_year_is_not_evidence() -> None:
     assert not another_period(claim, "Net sales in 2019 were $32.8 billion.")  # not the claim's value
     # the question's own numbers name things ("3M"), they are not the claim's value
     assert not another_period("3M had 93,000 employees in 2018.", "3M was founded in 1902.", given="How many at 3M?")
+
+
+ROW = "Net income | 2018: $ 5,363 | 2017: $ 4,869 | 2016: $ 5,058 (Millions)"
+
+
+def test_a_table_row_states_each_value_for_its_columns_period() -> None:
+    from gechat.evidence.values import another_period, narrow, row_cells
+
+    assert row_cells(ROW) == [({"2018"}, "$ 5,363 million"), ({"2017"}, "$ 4,869 million"),
+                              ({"2016"}, "$ 5,058 million")]
+    assert row_cells("Net sales were $32.8 billion.") == []
+    eps = "Diluted earnings per share | 2018: $ 8.89 (Dollars in millions, except per share data)"
+    assert row_cells(eps) == [({"2018"}, "$ 8.89")]
+    assert narrow(ROW, {"2017"}) == "Net income | 2017: $ 4,869 (Millions)"
+    assert narrow(ROW, {"2015"}) == ROW and narrow("Plain text in 2017.", {"2017"}) == "Plain text in 2017."
+    # 5,363 is the 2018 figure: no evidence for 2017, evidence for 2018
+    assert another_period("Net income in 2017 was $5,363 million.", ROW) == {"2017"}
+    assert not another_period("Net income in 2018 was $5,363 million.", ROW)
+    assert not another_period("Net income in 2017 was $4.9 billion.", ROW)
+    assert not another_period("Net income in 2017 was $4,869 million.", ROW)
+
+
+def test_a_claim_against_its_years_column_of_a_table_row_is_contradicted() -> None:
+    ctx = context(Scripted({}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([ROW])
+    st = ClaimState(claim=ClaimInput(text="Net income was $5,363 million in 2017.", source="answer"))
+    for step in (Candidates(60), NliScores(), ValueConflicts()):
+        step.run([st], ctx)
+    assert st.verdict == "contradicted"
+    assert st.note == "the claim says $5,363 million; the source says $ 4,869 million"  # in the table's unit
+    # the same figure, rounded, in the claim's year's column: no conflict
+    ok = ClaimState(claim=ClaimInput(text="Net income was about $4.9 billion in 2017.", source="answer"))
+    for step in (Candidates(60), NliScores(), ValueConflicts()):
+        step.run([ok], ctx)
+    assert ok.verdict is None
+    assert st.evidence[0].text == ROW  # the row is shown whole, verbatim

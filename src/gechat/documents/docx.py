@@ -1,8 +1,9 @@
 """Word (.docx) loader (python-docx).
 
 Body paragraphs (headings included) and table rows are read in document order; each one is
-a block. A table row becomes one line with its cells joined by `` | `` so a row reads as a
-record and a sentence never glues two rows together.
+a block. A table row becomes one line, with its column headers beside its cells
+(``gechat.documents.tables``), so a row reads as a record and a sentence never glues two
+rows together.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from docx.text.paragraph import Paragraph
 from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.headings import MAX_HEADING_CHARS, clean_heading
 from gechat.documents.html import join_blocks
+from gechat.documents.tables import text_rows
 from gechat.documents.text import require_text, single_page
 from gechat.errors import LoadError
 from gechat.types import Heading, ParsedDocument
@@ -84,7 +86,11 @@ def _level(paragraph: Paragraph) -> int:
 
 
 def _table_rows(table: Table) -> list[str]:
-    rows: list[str] = []
+    return text_rows(_cells(table))
+
+
+def _cells(table: Table) -> list[list[str]]:
+    rows: list[list[str]] = []
     for row in table.rows:
         cells: list[str] = []
         seen: set[int] = set()
@@ -94,11 +100,9 @@ def _table_rows(table: Table) -> list[str]:
             if key in seen:
                 continue
             seen.add(key)
-            value = " ".join(_clean(cell.text).split())
-            if value:
-                cells.append(value)
-        if cells:
-            rows.append(" | ".join(cells))
+            cells.append(" ".join(_clean(cell.text).split()))
+        if any(cells):
+            rows.append(cells)
     return rows
 
 

@@ -14,6 +14,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.headings import MAX_HEADING_CHARS, clean_heading
+from gechat.documents.tables import text_rows
 from gechat.documents.text import decode_text, read_bytes, require_text, single_page
 from gechat.errors import LoadError
 from gechat.types import Heading, ParsedDocument, Span
@@ -113,7 +114,11 @@ def html_paragraphs(root: LexborNode, deadline: Deadline = UNLIMITED, levels: li
             continue
         elif tag == "br":
             buf.append(" ")
-        elif tag == "tr":
+        elif tag == "table":
+            flush()
+            for row in _table(node, deadline):
+                add(row)
+        elif tag == "tr":  # a row outside any table: broken HTML
             flush()
             cells = [_SPACE.sub(" ", c.text(separator=" ")).strip()
                      for c in node.iter() if c.tag in _CELL]
@@ -133,6 +138,25 @@ def html_paragraphs(root: LexborNode, deadline: Deadline = UNLIMITED, levels: li
 
     flush()
     return out
+
+
+def _table(node: LexborNode, deadline: Deadline) -> list[str]:
+    """A table's caption and rows, each row with its column headers (``<th>`` rows, or a
+    first row of labels); the rows of a nested table are read as rows of this one."""
+    caption = node.css_first("caption")
+    out = [_SPACE.sub(" ", caption.text(separator=" ")).strip()] if caption is not None else []
+    rows: list[list[str]] = []
+    heads = 0
+    for tr in node.css("tr"):
+        deadline.check(f"table row {len(rows) + 1}")
+        cells = [c for c in tr.iter() if c.tag in _CELL]
+        texts = [_SPACE.sub(" ", c.text(separator=" ")).strip() for c in cells]
+        if not any(texts):
+            continue
+        if heads == len(rows) and cells and all(c.tag == "th" for c in cells):
+            heads += 1
+        rows.append(texts)
+    return [x for x in out if x] + text_rows(rows, header=heads or None)
 
 
 __all__ = ["HtmlLoader", "html_paragraphs", "join_blocks"]

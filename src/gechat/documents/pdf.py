@@ -32,6 +32,8 @@ from gechat.documents.pdf_layout import (
     repeated_keys,
     rows_of,
 )
+from gechat.documents.pdf_tables import table_rows
+from gechat.documents.tables import Part
 from gechat.errors import LoadError
 from gechat.types import Heading, PageInfo, ParsedDocument, Span, WordBox
 
@@ -197,11 +199,15 @@ def build_document(pages: list[PageText], *, title: str, deadline: Deadline = UN
         if paras and out.pos:
             out.add("\n\n")
         start = out.pos
+        canonical = table_rows(paras)
         for i, para in enumerate(paras):
             if i:
                 out.add("\n\n")
             p_start = out.pos
-            out.paragraph(para, number, page)
+            if i in canonical:
+                out.parts_of(canonical[i], number, page)
+            else:
+                out.paragraph(para, number, page)
             if len(para) <= 2 and not any(r.table for r in para):
                 out.short.append(Block(p_start, out.pos, _size(para), sum(len(r.words) for r in para)))
             else:
@@ -279,6 +285,22 @@ class _TextBuilder:
             pos += len(text)
         self.pos = pos
         self.blocks.append(Span(start=start, end=pos, page=number))
+
+    def parts_of(self, row: list[Part[Word]], number: int, page: PageText) -> None:
+        """A table row in its canonical form: each word of a cell with its box, the headers
+        and separators put in between with none."""
+        start = self.pos
+        m, w, h = page.matrix, page.shown_width, page.shown_height
+        for text, word in row:
+            if word is not None:
+                x0, y0, x1, y1 = word.x0, word.y0, word.x1, word.y1
+                if m is not None:
+                    x0, y0, x1, y1 = _transform(m, x0, y0, x1, y1)
+                x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
+                y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
+                self.words.append(WordBox(self.pos, self.pos + len(text), number, x0, y0, x1, y1))
+            self.add(text)
+        self.blocks.append(Span(start=start, end=self.pos, page=number))
 
 
 def _transform(

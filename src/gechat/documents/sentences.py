@@ -266,8 +266,9 @@ def _same_line(a: tuple[float, float, float, float], x0: float, y0: float, x1: f
     ax0, ay0, ax1, ay1 = a
     overlap = (ay1 if ay1 < y1 else y1) - (ay0 if ay0 > y0 else y0)
     height = min(ay1 - ay0, y1 - y0)
-    # Same line when the boxes share most of their height and the word continues to the right.
-    if overlap > 0.5 * max(height, 1e-6) and x0 >= ax0 - 1.0:
+    # Same line when the boxes share most of their height and the word continues to the right,
+    # not across a gap of several type sizes: a table row's cells get a rectangle each.
+    if overlap > 0.5 * max(height, 1e-6) and x0 >= ax0 - 1.0 and x0 - ax1 <= 2.5 * max(height, 1.0):
         return True
     # Text on a rotated page runs up or down: share most of the width instead.
     upright = ay1 - ay0 > ax1 - ax0 and y1 - y0 > x1 - x0

@@ -2,7 +2,9 @@
 
 The stored text is the file text after newline normalisation, so offsets index what the
 user sees in an editor. Markdown is *not* rendered: blocks only mark where paragraphs,
-headings and list items lie, so sentences never run across them.
+headings and list items lie, so sentences never run across them. The one exception is a
+GitHub-style table: its rows are written as canonical rows, each with its column headers
+(``gechat.documents.tables``), so a figure is read with the column it sits in.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.headings import clean_heading
+from gechat.documents.tables import markdown_tables
 from gechat.errors import LoadError
 from gechat.types import Heading, PageInfo, ParsedDocument, Span
 
@@ -104,7 +107,7 @@ class MarkdownLoader:
     suffixes: tuple[str, ...] = (".md", ".markdown")
 
     def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
-        text = decode_text(read_bytes(path))
+        text = markdown_tables(decode_text(read_bytes(path)))
         require_text(text, path)
         headings: list[Heading] = []
         blocks = markdown_blocks(text, deadline, headings)

@@ -8,17 +8,17 @@ of the claim's content words and every year the claim names, and names nothing t
 does not: "Net sales in Asia" is a part) and states values of the same kind (amounts,
 percentages, counts), none agreeing with the claim's (``gechat.evidence.values.agree``:
 forms, rounding and hedges allowed); and no sentence about the same thing states the claim's
-value. Years are not compared: they say which value. A row of many figures (a table line)
-could be another row's value and is left alone.
+value. Years are not compared: they say which value. A table row is read as its label and
+the columns of the claim's years ("Net income | 2017: $ 4,869" of a three-year row); a
+line of many figures with no column headers could be another row's value and is left alone.
 """
 
 from __future__ import annotations
 
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, comparable, quantities
+from gechat.evidence.values import Quantity, agree, comparable, narrow, quantities, stated
 from gechat.lexical import content_keys, fact_keys, number_keys
-from gechat.types import Sentence
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
 MAX_VALUES = 4  # a sentence with more comparable values than this is a table row of many
@@ -34,11 +34,11 @@ class ValueConflicts:
             found = conflict(state)
             if found is None:
                 continue
-            i, claimed, stated = found
+            i, claimed, theirs = found
             state.verdict = "contradicted"
             state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i], float(state.f[i]))]
             state.note = (f"the claim says {claimed.text}; the source says "
-                          f"{' / '.join(q.text for q in stated)}")
+                          f"{' / '.join(q.text for q in theirs)}")
 
 
 def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
@@ -58,13 +58,14 @@ def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
         return None
     best: tuple[float, int, Quantity, list[Quantity]] | None = None
     for i, s in enumerate(state.candidates):
-        share = len(topic & content_keys(s.text)) / len(topic)
-        if share < MIN_SHARE or not _same_years(years, s) or _names_more(s.text, said):
+        text = narrow(s.text, years)  # a table row: the columns of the claim's years
+        share = len(topic & content_keys(text)) / len(topic)
+        if share < MIN_SHARE or not _same_years(years, text) or _names_more(text, said):
             continue
-        stated = quantities(s.text)
-        if any(agree(c, q) for c in values for q in stated):
+        said_there = stated(text)
+        if any(agree(c, q) for c in values for q in said_there):
             return None  # some sentence about the same thing states the claim's value
-        found = _differs(values, stated)
+        found = _differs(values, said_there)
         if found is not None and (best is None or share > best[0]):
             best = (share, i, *found)
     return None if best is None else best[1:]  # type: ignore[return-value]
@@ -76,14 +77,14 @@ def _names_more(text: str, said: frozenset[str]) -> bool:
     return bool(fact_keys(text) - number_keys(text) - said)
 
 
-def _same_years(years: set[str], s: Sentence) -> bool:
-    return years <= {q.key for q in quantities(s.text) if q.kind == "year"}
+def _same_years(years: set[str], text: str) -> bool:
+    return years <= {q.key for q in quantities(text) if q.kind == "year"}
 
 
-def _differs(claimed: list[Quantity], stated: tuple[Quantity, ...]) -> tuple[Quantity, list[Quantity]] | None:
+def _differs(claimed: list[Quantity], theirs: tuple[Quantity, ...]) -> tuple[Quantity, list[Quantity]] | None:
     """The claim's first value with values of its kind in the sentence (none agreeing)."""
     for c in claimed:
-        same_kind = [q for q in stated if comparable(c, q)]
+        same_kind = [q for q in theirs if comparable(c, q)]
         if same_kind and len(same_kind) <= MAX_VALUES:
             return c, same_kind
     return None

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from gechat.documents.tables import SEPARATOR
 from gechat.lexical import number_keys
 
 Kind = Literal["money", "percent", "number", "year"]
@@ -157,9 +158,15 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
     return False
 
 
+def stated(text: str) -> tuple[Quantity, ...]:
+    """The values ``text`` states; a table row's in the unit its table gives them."""
+    cells = row_cells(text)
+    return tuple(q for _, value in cells for q in quantities(value)) if cells else quantities(text)
+
+
 def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
     """The number keys of ``claim``'s values that ``evidence`` states in some form."""
-    found = quantities(evidence)
+    found = stated(evidence)
     return frozenset(q.key for q in quantities(claim) if q.kind != "year" and any(agree(q, s) for s in found))
 
 
@@ -173,20 +180,71 @@ def years(text: str) -> frozenset[str]:
     return frozenset(_YEAR.findall(text))
 
 
+_UNIT_SCALE = re.compile(r"(?i)\b(thousand|million|billion)s?\b")
+
+
+def row_cells(text: str) -> list[tuple[frozenset[str], str]]:
+    """A table row's cells as (years of the column header, the cell's text), when ``text``
+    is a canonical table row ("Net income | 2018: $ 5,363 | 2017: $ 4,869 (Millions)",
+    ``gechat.documents.tables``); [] for any other text. The table's unit is written into
+    each cell ("$ 5,363 million"), except in a per-share row of a table "in millions, except
+    per share data"."""
+    parts = text.split(SEPARATOR)
+    unit = _row_unit(text)
+    scale = _UNIT_SCALE.search(unit)
+    if scale and "except" in unit.lower() and "per share" in parts[0].lower():
+        scale = None
+    out = []
+    for part in parts[1:]:
+        head, sep, value = part.partition(": ")
+        if sep:
+            value = value.removesuffix(unit).rstrip()
+            out.append((years(head), f"{value} {scale.group(1).lower()}" if scale else value))
+    return out
+
+
+def _row_unit(text: str) -> str:
+    """The table's unit a canonical row ends with ("(Millions)"), or ""."""
+    if not text.endswith(")"):
+        return ""
+    unit = text[text.rfind(" (") + 1:]
+    return unit if _UNIT_SCALE.search(unit) else ""
+
+
+def narrow(text: str, wanted: frozenset[str] | set[str]) -> str:
+    """A table row cut to its label and the cells of the periods ``wanted`` (and cells of no
+    period), with the table's unit: "Net income | 2017: $ 4,869 (Millions)" of the row above
+    for 2017. Any other text, or a row with no cell of those periods, comes back whole."""
+    cells = row_cells(text)
+    if not wanted or not any(ys & wanted for ys, _ in cells):
+        return text
+    unit = _row_unit(text)
+    parts = text.removesuffix(unit).rstrip().split(SEPARATOR)
+    kept = [parts[0]] + [part for part, (ys, _) in zip(parts[1:], cells, strict=False) if not ys or ys & wanted]
+    return SEPARATOR.join(kept) + (f" {unit}" if unit else "")
+
+
 def another_period(claim: str, evidence: str, *, answer: str | None = None, given: str = "") -> frozenset[str]:
     """The claim's years, when ``evidence`` states the claim's value (of ``answer``, what the
     claim adds to its question; default the whole claim; numbers of the question ``given``
     name things, "3M", and are no value) for other years only: "capital spending of $1.7
     billion" said of 2019 is no evidence for FY2018. Empty when the years agree, when either
-    names none (a table row's years are in its header), or when the evidence does not state
-    the value."""
+    names none, or when the evidence does not state the value. In a table row the years are
+    those of the columns holding the value: "Net income | 2018: $ 5,363 | 2017: $ 4,869"
+    does not support 5,363 for 2017."""
     wanted, named = years(claim), years(evidence)
-    if not wanted or not named or wanted & named:
+    if not wanted or not named:
         return frozenset()
-    found = quantities(evidence)
     asked = number_keys(given)
     values = [q for q in quantities(claim if answer is None else answer) if q.kind != "year" and q.key not in asked]
+    cells = [ys for ys, value in row_cells(evidence) if any(agree(v, f) for v in values for f in quantities(value))]
+    if cells:  # a table row: the periods are those of the columns stating the value
+        return wanted if all(ys and not ys & wanted for ys in cells) else frozenset()
+    if wanted & named:
+        return frozenset()
+    found = stated(evidence)
     return wanted if any(agree(v, f) for v in values for f in found) else frozenset()
 
 
-__all__ = ["Quantity", "agree", "agreeing_keys", "another_period", "comparable", "quantities", "years"]
+__all__ = ["Quantity", "agree", "agreeing_keys", "another_period", "comparable", "narrow", "quantities", "row_cells",
+           "stated", "years"]

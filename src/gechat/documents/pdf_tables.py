@@ -1,0 +1,237 @@
+"""Tables on a PDF page, read from the layout's rows: column headers put beside each figure.
+
+The layout already keeps a table's rows whole and in order (``pdf_layout.rows_of`` marks
+them ``table``); what a row lacks is which column each figure sits in. Here a run of table
+rows becomes a grid: cells are cut at wide gaps, value columns are the x positions where the
+figures of the run end (figures are right-aligned), and the rows above the first data row
+that hold no figure are the header. Each data row is then written as a canonical row
+(``gechat.documents.tables``) with the PDF words of its cells, so every cell keeps its box.
+
+PyMuPDF's own table finder was measured on 10-K filings and not used: its layout model takes
+about 0.5 s per page (75 s for a 160-page filing, slower than the rest of ingestion put
+together), its line strategy without the model cuts every ruled row into a table of its own,
+and its text strategy splits words mid-way; its cell texts also came back out of order
+("5363\\n," for "5,363"). The rows here are the loader's own, already in reading order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from gechat.documents.pdf_layout import Row, Word
+from gechat.documents.tables import Part, compose, is_amount, unit_of
+
+_CURRENCY = frozenset("$€£¥")
+_TRAILERS = frozenset(("%", ")", "%)"))
+MAX_HEADER_ROWS = 3
+MIN_DATA_ROWS = 2
+
+
+@dataclass(slots=True)
+class _Cell:
+    words: list[Word]
+
+    @property
+    def x0(self) -> float:
+        return self.words[0].x0
+
+    @property
+    def x1(self) -> float:
+        return self.words[-1].x1
+
+    @property
+    def edge(self) -> float:
+        """Where its figure ends: figures are right-aligned, a trailing "%" or ")" may stick out."""
+        digits = [w for w in self.words if any(ch.isdigit() for ch in w.text)]
+        return (digits or self.words)[-1].x1
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass(slots=True)
+class _Column:
+    x0: float
+    x1: float
+    head: list[str] = field(default_factory=list)
+
+
+def table_rows(paras: list[list[Row]]) -> dict[int, list[Part[Word]]]:
+    """The paragraphs (by index) that are data rows of a table with column headers, each as
+    the parts of its canonical row; other paragraphs are left to the plain writer."""
+    out: dict[int, list[Part[Word]]] = {}
+    before: tuple[list[_Column], str] = ([], "")  # the last headed table on the page
+    i = 0
+    while i < len(paras):
+        if not _is_table(paras[i]):
+            i += 1
+            continue
+        j = i
+        while j < len(paras) and (_is_table(paras[j]) or (j + 1 < len(paras) and _is_label(paras[j])
+                                                           and _is_table(paras[j + 1]))):
+            j += 1
+        rows, before = _rewrite(paras, i, j, before)
+        out.update(rows)
+        i = j
+    return out
+
+
+def _is_table(para: list[Row]) -> bool:
+    return len(para) == 1 and para[0].table
+
+
+def _is_label(para: list[Row]) -> bool:
+    """A one-row caption inside a table ("Return on invested capital"): words, no figures."""
+    if len(para) != 1:
+        return False
+    words = para[0].words
+    wordy = any(ch.isalpha() for w in words for ch in w.text)
+    return wordy and len(words) <= 12 and not words[-1].text.endswith(".") and not any(is_amount(w.text) for w in words)
+
+
+def _cells(row: Row) -> list[_Cell]:
+    """The row's words cut at gaps wider than its type size; a lone currency sign joins the
+    figure after it, a lone "%" or ")" the figure before it."""
+    words = row.words
+    gap = max(row.text_size, 4.0)
+    cells: list[_Cell] = []
+    for w in words:
+        if cells and w.x0 - cells[-1].x1 <= gap:
+            cells[-1].words.append(w)
+        else:
+            cells.append(_Cell([w]))
+    for a, b in pairwise(cells):
+        # "$ (111) $ 1,568": the second sign opens the next column's figure
+        if len(a.words) > 1 and a.words[-1].text in _CURRENCY:
+            b.words.insert(0, a.words.pop())
+    merged: list[_Cell] = []
+    for cell in cells:
+        text = cell.text
+        if merged and (merged[-1].text in _CURRENCY or text in _TRAILERS):
+            merged[-1].words.extend(cell.words)
+        else:
+            merged.append(cell)
+    return merged
+
+
+Headed = tuple[list[_Column], str]
+
+
+def _rewrite(paras: list[list[Row]], start: int, end: int,
+             before: Headed) -> tuple[dict[int, list[Part[Word]]], Headed]:
+    """The run's data rows as canonical rows, and its columns for the next run; a run with
+    no header of its own (a second block under the same years) takes the columns of the
+    table before it on the page when every column lines up with one of those."""
+    rows = {k: _cells(paras[k][0]) for k in range(start, end)}
+    data = [k for k, cells in rows.items() if _data(cells)]
+    if len(data) < MIN_DATA_ROWS:
+        return {}, before
+    columns = _columns([rows[k][1:] if _labelled(rows[k]) else rows[k] for k in data])
+    if not columns:
+        return {}, before
+    label_x1 = min(c.x0 for c in columns)
+    heads, unit = _headers(paras, start, data[0], rows, columns, label_x1)
+    if not heads:
+        earlier, unit = before
+        if not _same_columns(columns, earlier):
+            return {}, before
+        for col in columns:
+            col.head = next(e.head for e in earlier if abs(e.x1 - col.x1) <= 6.0 and e.head)
+    out: dict[int, list[Part[Word]]] = {}
+    for k in data:
+        cells = rows[k]
+        label = cells[0].words if _labelled(cells) and cells[0].x0 < label_x1 else []
+        values: list[list[Word]] = [[] for _ in columns]
+        for cell in cells:
+            if label and cell is cells[0]:
+                continue
+            at = _nearest(columns, cell)
+            if at is None:
+                break
+            values[at].extend(cell.words)
+        else:
+            out[k] = compose([(w.text, w) for w in label],
+                             [(" ".join(columns[n].head), [(w.text, w) for w in values[n]])
+                              for n in range(len(columns))], unit)
+    return out, (columns, unit)
+
+
+def _same_columns(columns: list[_Column], earlier: list[_Column]) -> bool:
+    return bool(earlier) and all(any(abs(e.x1 - c.x1) <= 6.0 and e.head for e in earlier) for c in columns)
+
+
+def _data(cells: list[_Cell]) -> bool:
+    return any(is_amount(c.text) for c in cells)
+
+
+def _labelled(cells: list[_Cell]) -> bool:
+    return not is_amount(cells[0].text) and any(ch.isalpha() for ch in cells[0].text)
+
+
+def _columns(value_rows: list[list[_Cell]]) -> list[_Column]:
+    """Value columns: figures are right-aligned, so cells whose right edges fall within a few
+    points of each other are one column."""
+    edges = sorted((c.edge, c.x0) for cells in value_rows for c in cells if is_amount(c.text))
+    columns: list[_Column] = []
+    for x1, x0 in edges:
+        if columns and x1 - columns[-1].x1 <= 6.0:
+            columns[-1].x1 = x1
+            columns[-1].x0 = min(columns[-1].x0, x0)
+        else:
+            columns.append(_Column(x0, x1))
+    return columns
+
+
+def _nearest(columns: list[_Column], cell: _Cell) -> int | None:
+    """The column a cell belongs to: the one it overlaps, else the one whose right edge is
+    nearest its own (within the width of a column)."""
+    best, dist = None, float("inf")
+    for n, col in enumerate(columns):
+        if cell.x0 <= col.x1 + 1 and cell.x1 >= col.x0 - 1:
+            d = abs(cell.edge - col.x1)
+        else:
+            d = min(abs(cell.edge - col.x1), abs(cell.x0 - col.x0)) + 1000.0
+        if d < dist:
+            best, dist = n, d
+    if best is None or dist >= 1000.0 + max(columns[best].x1 - columns[best].x0, 20.0):
+        return None
+    return best
+
+
+def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int, list[_Cell]],
+             columns: list[_Column], label_x1: float) -> tuple[bool, str]:
+    """Fill each column's header from the rows above the first data row (inside the run, or
+    up to three one-row paragraphs just before it); return whether any column got one, and the
+    table's unit when a header cell names it."""
+    above: list[list[_Cell]] = [rows[k] for k in range(start, first_data)]
+    k = start - 1
+    top = paras[start][0].y0
+    while k >= 0 and len(above) < MAX_HEADER_ROWS and len(paras[k]) == 1:
+        row = paras[k][0]
+        if top - row.y1 > 2.5 * row.height or any(is_amount(w.text) for w in row.words):
+            break
+        above.insert(0, _cells(row))
+        top = row.y0
+        k -= 1
+    above = above[-MAX_HEADER_ROWS:]
+    unit = ""
+    for cells in above:
+        for cell in cells:
+            if cell.x0 < label_x1 - 2:  # the label column: a caption, or the table's unit
+                unit = unit or unit_of(cell.text)
+                continue
+            hit = [n for n, col in enumerate(columns) if cell.x0 <= col.x1 + 2 and cell.x1 >= col.x0 - 2]
+            # a header spanning every column ("Years ended December 31") tells no column apart
+            if hit and (len(hit) < len(columns) or len(columns) == 1):
+                for n in hit:
+                    columns[n].head.append(cell.text)
+            elif not hit:
+                near = _nearest(columns, cell)
+                if near is not None:
+                    columns[near].head.append(cell.text)
+    return any(col.head for col in columns), unit
+
+
+__all__ = ["table_rows"]

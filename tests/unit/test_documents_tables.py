@@ -1,0 +1,114 @@
+"""Tables as canonical rows: every figure beside its column header, in every loader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import docx
+import pymupdf
+
+from gechat.documents import load_document, split_sentences
+from gechat.documents.tables import is_amount, markdown_tables, text_rows, unit_of
+
+
+def test_text_rows_put_headers_beside_figures() -> None:
+    rows = [["(in millions)", "FY2022", "FY2021"], ["Net revenue", "17,606", "15,785"],
+            ["Margin", "12.5%", "11.0%"]]
+    assert text_rows(rows) == [
+        "(in millions) | FY2022 | FY2021",
+        "Net revenue | FY2022: 17,606 | FY2021: 15,785 (in millions)",
+        "Margin | FY2022: 12.5% | FY2021: 11.0%",  # a percentage is not in millions
+    ]
+
+
+def test_text_rows_without_a_header_or_with_ragged_rows_join_cells() -> None:
+    # the first row holds figures: no header to borrow
+    assert text_rows([["Revenue", "10"], ["Cost", "4"]]) == ["Revenue | 10", "Cost | 4"]
+    # a row with another number of cells than the header (merged cells) is joined as it is
+    assert text_rows([["Item", "2022", "2021"], ["Total", "9"]]) == ["Item | 2022 | 2021", "Total | 9"]
+    # an empty cell is left out of the row, not written as "2021: "
+    assert text_rows([["Item", "2022", "2021"], ["New", "5", ""]]) == ["Item | 2022 | 2021", "New | 2022: 5"]
+
+
+def test_units_and_amounts() -> None:
+    assert unit_of("(Millions)") == "(Millions)"
+    assert unit_of("$ in thousands") == "($ in thousands)"
+    assert unit_of("Dollars in millions, except per share data") == "(Dollars in millions, except per share data)"
+    assert unit_of("Revenue") == ""
+    assert is_amount("$ (1,234)") and is_amount("12.5%") and is_amount("0.42")
+    assert not is_amount("2022") and not is_amount("(1)") and not is_amount("Note 4")
+
+
+def test_markdown_tables_rewrite_only_tables() -> None:
+    text = "Intro.\n\n| Item | 2023 |\n|:--|--:|\n| Sales | $5 |\n| a \\| b | 7 |\n\n```\n| x | y |\n|---|---|\n```\n"
+    out = markdown_tables(text)
+    assert out == ("Intro.\n\nItem | 2023\n\nSales | 2023: $5\n\na | b | 2023: 7\n\n"
+                   "```\n| x | y |\n|---|---|\n```\n")
+    assert markdown_tables("a | b\nno delimiter | here\n") == "a | b\nno delimiter | here\n"
+
+
+def test_docx_table_rows_carry_headers(tmp_path: Path) -> None:
+    d = docx.Document()
+    table = d.add_table(rows=3, cols=3)
+    for r, row in enumerate([["$ in millions", "2023", "2022"], ["Revenue", "1,200", "1,100"],
+                             ["Operating income", "(40)", "35"]]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    path = tmp_path / "t.docx"
+    d.save(str(path))
+    doc = load_document(path)
+    assert "Revenue | 2023: 1,200 | 2022: 1,100 ($ in millions)" in doc.text
+    assert "Operating income | 2023: (40) | 2022: 35 ($ in millions)" in doc.text
+
+
+def _table_pdf(path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 80), "Results of operations for the last two years are below.", fontsize=10)
+    rows = [("(in millions)", "", "2022", "2021"), ("Net revenue", "$", "17,606", "15,785"),
+            ("Cost of revenue", "", "9,100", "8,250"), ("Operating margin", "", "21.4%", "19.0%")]
+    y = 120.0
+    for label, currency, a, b in rows:
+        page.insert_text((72, y), label, fontsize=10)
+        if currency:
+            page.insert_text((330, y), currency, fontsize=10)
+        for right, value in ((400, a), (500, b)):
+            width = pymupdf.get_text_length(value, fontsize=10)
+            page.insert_text((right - width, y), value, fontsize=10)  # figures right-aligned
+        y += 16
+    page.insert_text((72, y + 30), "Revenue grew because more units were sold.", fontsize=10)
+    doc.save(str(path))
+
+
+def test_pdf_table_rows_carry_headers_and_cell_boxes(tmp_path: Path) -> None:
+    path = tmp_path / "table.pdf"
+    _table_pdf(path)
+    doc = load_document(path)
+    row = "Net revenue | 2022: $ 17,606 | 2021: 15,785 (in millions)"
+    assert row in doc.text
+    assert "Cost of revenue | 2022: 9,100 | 2021: 8,250 (in millions)" in doc.text
+    assert "Operating margin | 2022: 21.4% | 2021: 19.0%" in doc.text
+    assert "Revenue grew because more units were sold." in doc.text
+    sentences = split_sentences(doc)
+    for s in sentences:
+        assert doc.text[s.start:s.end] == s.text
+    (net,) = [s for s in sentences if s.text == row]
+    # a rectangle per cell: the label, the "$ 17,606" cell and the 2021 figure
+    assert len(net.boxes) == 3
+    xs = sorted(round(b.x1) for b in net.boxes)
+    assert 398 <= xs[1] <= 402 and 498 <= xs[2] <= 502
+    # the header words put in front of a figure have no box of their own
+    start = doc.text.index(row)
+    boxed = {doc.text[w.start:w.end] for w in doc.words if start <= w.start < start + len(row)}
+    assert boxed == {"Net", "revenue", "$", "17,606", "15,785"}
+
+
+def test_pdf_prose_with_numbers_is_not_a_table(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "In 2022 revenue was 17,606 and in 2021 it was 15,785.", fontsize=10)
+    page.insert_text((72, 96), "The company has 1,200 staff in 14 offices.", fontsize=10)
+    path = tmp_path / "prose.pdf"
+    doc.save(str(path))
+    text = load_document(path).text
+    assert " | " not in text and "15,785." in text
