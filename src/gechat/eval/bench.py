@@ -124,6 +124,9 @@ class Result:
 # stored with their heading path, and a question's paragraphs written as Markdown files with
 # their title as a "#" heading (as the article they come from shows it).
 LAYOUT = "h1"
+# Documents added from files (filings, a user's own): "t1", table rows written with their
+# column headers. Part of those workspaces' names, so they are read again when it changes.
+FILE_LAYOUT = "t1"
 
 
 class Bench:
@@ -136,10 +139,10 @@ class Bench:
             name: SELECTORS.create(name, settings, scorer=self.scorer, embedder=self.embedder, llm=llm)
             for name in selectors}
 
-    def workspace(self, name: str) -> Workspace:
-        """A bench workspace, kept between runs; its name ends in ``LAYOUT``, so a run never
+    def workspace(self, name: str, layout: str = LAYOUT) -> Workspace:
+        """A bench workspace, kept between runs; its name ends in ``layout``, so a run never
         reads documents stored by code that read them differently."""
-        return Workspace(self.work / re.sub(r"[^\w.-]+", "_", f"{name}.{LAYOUT}"), self.settings, llm=self.llm,
+        return Workspace(self.work / re.sub(r"[^\w.-]+", "_", f"{name}.{layout}"), self.settings, llm=self.llm,
                          embedder=self.embedder, scorer=self.scorer)
 
     # --- multi-hop QA: each question's paragraphs form its own workspace ---
@@ -219,7 +222,7 @@ class Bench:
     def oracle_finance(self, item: FinanceItem, *, with_llm: bool = True) -> Iterator[Result]:
         """The gold answer as a claim, and a hard wrong one (its figure changed by 5-50%,
         ``eval.negatives``) when it has a figure; both must be read right."""
-        ws = self.workspace("fin-" + item.pdf.stem)
+        ws = self.workspace("fin-" + item.pdf.stem, FILE_LAYOUT)
         if not ws.documents():
             ws.add([item.pdf])
         claim = answer_claim(item.question, item.answer)

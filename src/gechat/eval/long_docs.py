@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from gechat.errors import GechatError
-from gechat.eval.bench import Bench
+from gechat.eval.bench import FILE_LAYOUT, Bench
 from gechat.eval.datasets import DATA, financebench, financebench_split
 from gechat.eval.evidence import page_hit
 from gechat.evidence.values import Quantity, comparable, quantities
@@ -146,7 +146,7 @@ def answer_correct(answer: str, gold: str) -> bool:
 def ask_row(bench: Bench, item: DocQuestion) -> tuple[Row, float | None]:
     """Adds the document to its workspace if it is not there yet, asks, and scores the
     answer; the seconds the add took (None when the document was there already)."""
-    ws = bench.workspace(item.workspace_name())
+    ws = bench.workspace(item.workspace_name(), FILE_LAYOUT)
     added = None
     try:
         if not ws.documents():
