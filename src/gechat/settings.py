@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     # that state no fact set aside, the candidate sentences, each read alone by the entailment
     # model, sentence sets, values that conflict with the claim's, the verdict
     evidence_steps: list[str] = Field(
-        default_factory=lambda: ["facts", "candidates", "nli", "sets", "values", "verdict"])
+        default_factory=lambda: ["facts", "candidates", "nli", "sets", "values", "derived", "verdict"])
     reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
     # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
     # tuning questions (benchmarks/results/evidence_calibration.md)

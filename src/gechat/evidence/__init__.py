@@ -86,6 +86,13 @@ def _values(settings: Settings, **deps: Any) -> EvidenceStep:
     return ValueConflicts()
 
 
+@STEPS.register("derived")
+def _derived(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.derived import DerivedFigures
+
+    return DerivedFigures()
+
+
 @STEPS.register("verdict")
 def _verdict(settings: Settings, **deps: Any) -> EvidenceStep:
     from gechat.evidence.verdict import Verdicts

@@ -1,0 +1,180 @@
+"""Step ``derived``: a figure the answer computed (a ratio, a margin, a growth rate, a sum or a
+difference) is checked by computing it again from the table rows the model read.
+
+No sentence states "revenue grew 11.5%" when the filing gives revenue for two years; a reader
+checks it with a calculator. For a claim no evidence supports, this step takes the claim's
+value and the kind of computation its words name ("margin", "ratio", "% of" divide; "grew",
+"fell", "increase" compare two periods; "total", "combined" add; "difference" subtracts),
+then tries that computation on the figures of the best-scored table rows among its
+candidates (``values.row_cells``: each figure in its table's unit, with its column's
+period). The operands must fit the claim: of the claim's years where it names any (one
+period for a ratio or a sum, two for a change), and from rows whose label shares a word with
+the claim or its question. When the result agrees with the claim's value as a reader rounds
+(``values.agree``; a change must also go the way the claim says), the claim is supported,
+its evidence is the operand rows, and the note shows the arithmetic with every value used and
+where it stands. A result that does not agree proves nothing (the answer may have used other
+rows), so this step never contradicts. The arithmetic is ours; no LLM is asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import combinations, permutations
+from typing import Literal
+
+import numpy as np
+
+from gechat.evidence.facts import META
+from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.evidence.values import Quantity, agree, quantities, row_cells, years
+from gechat.lexical import content_keys, number_keys
+
+Op = Literal["ratio", "change", "sum", "difference"]
+# the words that name a computation; general English, read on the claim and its question
+_CUES: dict[Op, re.Pattern[str]] = {
+    "ratio": re.compile(r"(?i)\b(?:ratio|margin|percent(?:age)? of|share of|proportion|divided|as a percent"
+                        r"|return on|coverage)\b|% of\b"),
+    "change": re.compile(r"(?i)\b(?:gr[eo]w(?:th|s|n)?|increas\w*|decreas\w*|declin\w*|rose|rise[sn]?|fell|fall"
+                         r"|drop\w*|chang\w*|year[- ]over[- ]year|compared)\b"),
+    "sum": re.compile(r"(?i)\b(?:total|combined|sum|together|aggregate)\b"),
+    "difference": re.compile(r"(?i)\b(?:difference|gap|net change)\b"),
+}
+_DOWN = re.compile(r"(?i)\b(?:decreas\w*|declin\w*|fell|fall|drop\w*|lower|down)\b")
+_UP = re.compile(r"(?i)\b(?:increas\w*|gr[eo]w(?:th|s|n)?|rose|rise[sn]?|higher|up)\b")
+TOP_ROWS = 8  # table rows among the best-scored candidates whose figures are operands
+
+
+@dataclass(frozen=True)
+class Operand:
+    index: int  # of the candidate sentence (a table row) it comes from
+    label: str  # the row's label
+    head: str  # its column's header
+    periods: frozenset[str]
+    value: Quantity
+
+
+class DerivedFigures:
+    name = "derived"
+
+    def __init__(self, top: int = TOP_ROWS) -> None:
+        self.top = top
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        for state in active(states):
+            if state.passes or state.probs is None or state.f is None or not state.candidates:
+                continue
+            found = derive(state, self.top)
+            if found is None:
+                continue
+            used, note = found
+            state.verdict = "supported"
+            state.passes = True
+            rows = sorted({o.index for o in used})
+            state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i], float(state.f[i]))
+                              for i in rows]
+            state.note = note
+
+
+def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] | None:
+    """The operands and the note of a computation from the candidates' table rows that gives
+    the claim's value, or None."""
+    claim = state.claim
+    words = f"{claim.given} {claim.text}"
+    ops = [op for op, cue in _CUES.items() if cue.search(claim.text)]
+    asked = number_keys(claim.given)
+    targets = [q for q in quantities(claim.answer()) if q.kind != "year" and q.key not in asked]
+    if not ops or not targets:
+        return None
+    wanted = years(claim.text)
+    operands = _operands(state, top, content_keys(words) - META)
+    direction = -1 if _DOWN.search(claim.text) and not _UP.search(claim.text) else (
+        1 if _UP.search(claim.text) and not _DOWN.search(claim.text) else 0)
+    for target in targets:
+        for op in ops:
+            for used, value, formula in _computations(op, operands, wanted, direction):
+                got = Quantity(value=value, kind="number" if op in ("ratio", "change") else target.kind,
+                               decimals=9, scale=1.0, scaled=all(o.value.scaled for o in used), hedge="",
+                               text="", key="")
+                if agree(target, got):
+                    where = "; ".join(f"'{o.label}' {o.head}: {o.value.text} (p. {state.candidates[o.index].page})"
+                                      for o in used)
+                    return used, f"computed {formula} = {_show(value, target, op)}, from {where}"
+    return None
+
+
+def _operands(state: ClaimState, top: int, topic: frozenset[str]) -> list[Operand]:
+    """The figures of the best-scored table rows whose label shares a word with the claim."""
+    assert state.f is not None
+    out: list[Operand] = []
+    rows = 0
+    for i in np.argsort(-state.f, kind="stable"):
+        text = state.candidates[int(i)].text
+        cells = row_cells(text)
+        if not cells:
+            continue
+        rows += 1
+        if rows > top:
+            break
+        label = text.split(" | ", 1)[0]
+        if not content_keys(label) & topic:
+            continue
+        heads = [part.partition(": ")[0] for part in text.split(" | ")[1:] if ": " in part]
+        for (periods, value), head in zip(cells, heads, strict=False):
+            for q in quantities(value):
+                if q.kind in ("money", "number", "percent"):
+                    out.append(Operand(int(i), label, head, periods, q))
+    return out
+
+
+def _computations(op: Op, operands: list[Operand], wanted: frozenset[str],
+                  direction: int) -> Iterator[tuple[list[Operand], float, str]]:
+    """Every computation of kind ``op`` the operands allow: (operands, result, formula)."""
+    if op == "change":
+        for a, b in permutations(operands, 2):  # b earlier, a later, one row
+            if a.index != b.index or a.label != b.label or not a.periods or not b.periods:
+                continue
+            if max(a.periods) <= max(b.periods) or b.value.value == 0:
+                continue
+            if len(wanted) == 1:  # "grew 12% in 2022": from the period before, in that row
+                earlier = [o for o in operands if o.index == a.index and o.periods and max(o.periods) < max(a.periods)]
+                if not wanted & a.periods or max(b.periods) != max(max(o.periods) for o in earlier):
+                    continue
+            elif not _periods(a, b, wanted, same=False):
+                continue
+            delta = a.value.value - b.value.value
+            if direction and np.sign(delta) != direction:
+                continue
+            yield [a, b], delta / abs(b.value.value), f"({a.value.text} - {b.value.text}) / {b.value.text}"
+            yield [a, b], abs(delta), f"{a.value.text} - {b.value.text}"
+        return
+    pairs = permutations(operands, 2) if op in ("ratio", "difference") else combinations(operands, 2)
+    for a, b in pairs:
+        if (a.index, a.label) == (b.index, b.label) or not _periods(a, b, wanted, same=True):
+            continue
+        if op == "ratio" and b.value.value:
+            yield [a, b], a.value.value / b.value.value, f"{a.value.text} / {b.value.text}"
+        elif op == "sum":
+            yield [a, b], a.value.value + b.value.value, f"{a.value.text} + {b.value.text}"
+        elif op == "difference":
+            yield [a, b], a.value.value - b.value.value, f"{a.value.text} - {b.value.text}"
+
+
+def _periods(a: Operand, b: Operand, wanted: frozenset[str], *, same: bool) -> bool:
+    """Operands of one period (``same``) or of two, each of the claim's years where it names
+    any; figures under no year go together only by the same column header."""
+    if not a.periods or not b.periods:
+        return same and a.head == b.head
+    if wanted and not (a.periods & wanted and b.periods & wanted):
+        return False
+    return (a.periods == b.periods) == same
+
+
+def _show(value: float, target: Quantity, op: Op) -> str:
+    if target.kind == "percent" and op in ("ratio", "change"):
+        return f"{value * 100:.2f}%"
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+__all__ = ["DerivedFigures", "Operand", "derive"]

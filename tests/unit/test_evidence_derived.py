@@ -1,0 +1,70 @@
+"""Step ``derived``: a computed figure is checked by computing it again from the table rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.derived import DerivedFigures
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.steps import ClaimState
+from tests.unit.test_evidence_objective import Scripted, context
+
+TABLE = [
+    "Net revenue | FY2022: 17,606 | FY2021: 15,785 (in millions)",
+    "Cost of revenue | FY2022: 9,100 | FY2021: 8,250 (in millions)",
+    "Operating income | FY2022: 4,410 | FY2021: 3,900 (in millions)",
+    "Headcount rose as the company opened new offices in 2022.",
+]
+
+
+def run(claim: str, given: str = "", texts: list[str] | None = None) -> ClaimState:
+    ctx = context(Scripted({}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts(["\n\n".join(texts or TABLE)])
+    st = ClaimState(claim=ClaimInput(text=claim, source="answer", given=given))
+    for step in (Candidates(60), NliScores(), DerivedFigures()):
+        step.run([st], ctx)
+    return st
+
+
+def test_a_growth_rate_is_recomputed_from_one_rows_two_years() -> None:
+    st = run("Net revenue grew 11.5% from FY2021 to FY2022.")
+    assert st.verdict == "supported"
+    assert [e.text for e in st.evidence] == [TABLE[0]]
+    assert st.note.startswith("computed (17,606 million - 15,785 million) / 15,785 million = 11.54%")
+    assert "'Net revenue' FY2022: 17,606 million (p. 1)" in st.note
+    assert "'Net revenue' FY2021: 15,785 million (p. 1)" in st.note
+    # one year named: the change is from the period before it in the same row
+    assert run("Net revenue grew 11.5% in FY2022.").verdict == "supported"
+
+
+def test_a_margin_is_recomputed_from_two_rows_of_one_year() -> None:
+    st = run("The FY2022 operating margin on net revenue was 25.0%.")
+    assert st.verdict == "supported"
+    assert sorted(e.text for e in st.evidence) == sorted([TABLE[0], TABLE[2]])
+    assert "4,410 million / 17,606 million = 25.05%" in st.note
+
+
+def test_sums_and_differences_of_amounts() -> None:
+    assert run("Net revenue increased by $1.8 billion in FY2022.").verdict == "supported"
+    st = run("Total of net revenue and cost of revenue in FY2021 was $24,035 million.")
+    assert st.verdict == "supported" and "15,785 million + 8,250 million" in st.note
+
+
+@pytest.mark.parametrize("claim", [
+    "Net revenue grew 15% from FY2021 to FY2022.",  # wrong rate
+    "Net revenue fell 11.5% from FY2021 to FY2022.",  # the change went the other way
+    "The FY2021 operating margin on net revenue was 25.0%.",  # that is FY2022's margin
+    "Net revenue was 11.5% of something.",  # no year, and no row of that name: nothing to divide
+    "Net revenue was $17.6 billion in FY2022.",  # no computation named: a stated figure is not derived
+    "Headcount grew 11.5% in 2022.",  # prose, no table row of that name
+])
+def test_no_computation_no_support(claim: str) -> None:
+    st = run(claim)
+    assert st.verdict is None and not st.passes and st.note == ""
+
+
+def test_a_wrong_figure_is_never_contradicted_by_this_step() -> None:
+    st = run("Net revenue grew 30% from FY2021 to FY2022.")
+    assert st.verdict is None
