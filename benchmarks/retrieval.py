@@ -35,8 +35,8 @@ from gechat.retrieve import RETRIEVERS
 from gechat.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
-STRATEGIES = ("vector", "bm25", "fused", "graph", "hybrid")
-CHUNK_STRATEGIES = ("vector", "bm25", "fused")
+STRATEGIES = ("vector", "bm25", "fused", "mixed", "graph", "hybrid")
+CHUNK_STRATEGIES = ("vector", "bm25", "fused", "mixed")
 CHUNK_KS = (3, 5, 10)
 KS = (5, 10)
 
@@ -90,13 +90,13 @@ def summarise(dataset: str, rows: list[dict[str, object]]) -> tuple[dict[str, ob
 
 def financebench_pages(settings: Settings, work: Path) -> tuple[dict[str, object], list[str]]:
     """Page hit@k of each chunk strategy on FinanceBench, per split."""
-    from gechat.eval.bench import LAYOUT
+    from gechat.eval.bench import FILE_LAYOUT
     from gechat.eval.datasets import financebench, financebench_split
 
     rows = []
     embedder = None
     for item in tqdm(financebench(), desc="financebench", file=sys.stderr):
-        ws = Workspace(work / f"fin-{item.pdf.stem}.{LAYOUT}", settings, embedder=embedder)
+        ws = Workspace(work / f"fin-{item.pdf.stem}.{FILE_LAYOUT}", settings, embedder=embedder)
         embedder = ws.embedder
         if not ws.documents():
             ws.add([item.pdf])
@@ -199,7 +199,8 @@ def main() -> None:
     meta = {"models": "all-MiniLM-L6-v2 int8 (vector, entity vectors); spaCy en_core_web_sm (fast graph); no LLM",
             "settings": f"graph hops {settings.graph_hops}, seeds {settings.graph_seeds}, max nodes "
                         f"{settings.graph_max_nodes}, decay {settings.graph_decay}; hybrid = vector + graph, fused = "
-                        "vector + bm25 (FTS5), both by reciprocal-rank fusion",
+                        "vector + bm25 (FTS5), both by reciprocal-rank fusion; mixed = the vectors' first "
+                        "two thirds of the places, then the best bm25 hits not among them",
             "unit": "recall of gold supporting sentences among the first k sentences ranked"}
     path = report.write("retrieval", flat, "\n".join(body), meta, results=args.out)
     print(f"wrote {path}")

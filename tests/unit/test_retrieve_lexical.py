@@ -26,9 +26,36 @@ def test_bm25_and_fused_retrievers_from_the_registry(tmp_path: Path) -> None:
     doc.chunk_vectors = embedder.embed([c.text for c in doc.chunks])
     doc.sentence_vectors = embedder.embed([s.text for s in doc.sentences])
     store.insert(doc)
-    for name in ("bm25", "fused"):
+    for name in ("bm25", "fused", "mixed"):
         r = RETRIEVERS.create(name, Settings(), store=store, embedder=embedder)
         hits = r.retrieve("five six", 1)
         assert [h.chunk.id for h in hits] == [2], name
         assert r.rank_sentences("three four", 1)[0][0] == 2
         assert r.for_evidence(["x"], hits, 1) == hits
+
+
+class _Ranked:
+    """A store whose two rankings are scripted."""
+
+    def __init__(self, meaning: list[int], words: list[int]) -> None:
+        self.meaning, self.words = meaning, words
+
+    def search(self, kind: str, q: object, k: int) -> list[tuple[int, float]]:
+        return [(i, 1.0) for i in self.meaning[:k]]
+
+    def lexical_search(self, kind: str, text: str, k: int) -> list[tuple[int, float]]:
+        return [(i, 1.0) for i in self.words[:k]]
+
+
+def test_mixed_keeps_the_vectors_first_places_and_adds_what_only_the_words_find() -> None:
+    from gechat.retrieve.lexical import MixedRetriever
+
+    r = MixedRetriever(_Ranked([1, 2, 3, 4], [2, 9, 8]), HashingEmbedder())  # type: ignore[arg-type]
+    # k = 3: two places by meaning, the third to the best word hit not already there
+    assert [i for i, _ in r.rank_sentences("q", 3)] == [1, 2, 9]
+    # k = 6: two word places; fewer word hits than places leave the vectors' next ones
+    assert [i for i, _ in r.rank_sentences("q", 6)] == [1, 2, 3, 4, 9, 8]
+    only_meaning = MixedRetriever(_Ranked([1, 2, 3], []), HashingEmbedder())  # type: ignore[arg-type]
+    assert [i for i, _ in only_meaning.rank_sentences("q", 3)] == [1, 2, 3]
+    assert [s for _, s in r.rank_sentences("q", 3)] == [1.0, 0.5, 1 / 3]
+    assert [i for i, _ in r.rank_sentences("q", 1)] == [1]

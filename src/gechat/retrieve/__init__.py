@@ -1,5 +1,6 @@
-"""Retrieval strategies, chosen by ``Settings.retriever``: vector, bm25, fused (vector + bm25),
-graph, hybrid (vector + graph)."""
+"""Retrieval strategies, chosen by ``Settings.retriever``: vector, bm25, fused (vector + bm25
+by reciprocal rank), mixed (the vectors' first places, then bm25's), graph, hybrid (vector +
+graph)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,13 @@ def _fused(settings: Settings, **deps: Any) -> Retriever:
     from gechat.retrieve.lexical import FusedRetriever
 
     return FusedRetriever(deps["store"], deps["embedder"])
+
+
+@RETRIEVERS.register("mixed")
+def _mixed(settings: Settings, **deps: Any) -> Retriever:
+    from gechat.retrieve.lexical import MixedRetriever
+
+    return MixedRetriever(deps["store"], deps["embedder"])
 
 
 def _graph_retriever(settings: Settings, deps: dict[str, Any]) -> Any:

@@ -5,6 +5,12 @@ vector ranking and the BM25 ranking, each ``depth`` deep. Ranks, not scores, are
 a cosine and a BM25 score are on no common scale; a chunk both find comes first, and a chunk
 only one finds still competes (a table row named by its line item, a paragraph that says the
 same in other words).
+
+``mixed`` keeps the vector ranking's first places and gives the last ``lexical_share`` of the
+``k`` places to the best BM25 hits the vectors did not rank there. Fusion can push the chunk
+nearest in meaning below chunks that merely repeat the question's words (a paper's own
+title words are in every chunk); here the vectors' best stays first, and a chunk only the
+words find (a table row named by its line item and year) is still read.
 """
 
 from __future__ import annotations
@@ -60,6 +66,35 @@ class FusedRetriever:
 
     def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
         return self._fused("sentence", question, k)
+
+    def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
+        return hits
+
+
+class MixedRetriever:
+    name = "mixed"
+
+    def __init__(self, store: DocumentStore, embedder: Embedder, lexical_share: float = 1 / 3) -> None:
+        self.store, self.embedder, self.share = store, embedder, lexical_share
+
+    def _mixed(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
+        words = min(k - 1, round(k * self.share)) if k > 1 else 0
+        q = self.embedder.embed([question])[0]
+        meaning = self.store.search(kind, q, k)
+        out = meaning[:k - words]
+        seen = {i for i, _ in out}
+        extra = [h for h in self.store.lexical_search(kind, question, k) if h[0] not in seen][:words]
+        seen |= {i for i, _ in extra}
+        rest = [h for h in meaning[k - words:] if h[0] not in seen]  # fewer word hits than places
+        ranked = out + extra + rest
+        # scores in rank order: a cosine and a BM25 score are on no common scale
+        return [(i, 1.0 / (rank + 1)) for rank, (i, _) in enumerate(ranked[:k])]
+
+    def retrieve(self, question: str, k: int) -> list[ChunkHit]:
+        return hits_for(self.store, self._mixed("chunk", question, k))
+
+    def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
+        return self._mixed("sentence", question, k)
 
     def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
         return hits
