@@ -38,6 +38,7 @@ from gechat.types import Answer, ChunkHit, ChunkSpan, Document, ParsedDocument, 
 
 DB_NAME = "gechat.sqlite"
 Progress = Callable[[str, str], None]  # (file, step)
+EMBED_SLICE = 512  # texts embedded between two progress updates
 
 
 @dataclass(frozen=True)
@@ -198,10 +199,14 @@ class Workspace:
         parsed, sentences, chunks = read_document(path, len(data), self.settings)
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
-        step("embedding")
         self._check_embedder(bool(self.store.documents()))
-        s_vecs = self.embedder.embed([s.text for s in sentences])
-        c_vecs = self.embedder.embed([c.text for c in chunks])
+        texts = [s.text for s in sentences] + [c.text for c in chunks]
+        parts = []
+        for i in range(0, len(texts), EMBED_SLICE):  # slices, so the progress bar moves on a long filing
+            step(f"{parsed.pages[-1].number} pages read; embedding {i:,}/{len(texts):,} sentences and chunks")
+            parts.append(self.embedder.embed(texts[i:i + EMBED_SLICE]))
+        vecs = np.concatenate(parts) if parts else self.embedder.embed([])
+        s_vecs, c_vecs = vecs[:len(sentences)], vecs[len(sentences):]
         timings["embed"] = time.perf_counter() - t
         t = time.perf_counter()
         step("storing")

@@ -39,9 +39,13 @@ def ws(tmp_path: Path) -> Workspace:
 def test_add_ask_remove(ws: Workspace, tmp_path: Path) -> None:
     f = tmp_path / "tower.txt"
     f.write_text(TEXT)
-    (res,) = ws.add([f])
+    steps: list[str] = []
+    (res,) = ws.add([f], progress=lambda path, step: steps.append(step))
     assert res.status == "added" and res.document is not None
     assert res.document.n_sentences == 6
+    # the progress names each stage, the pages read and how far the embedding is
+    assert steps[:2] == ["reading", "parsing"]
+    assert "1 pages read; embedding 0/9 sentences and chunks" in steps and "storing" in steps
     (dup,) = ws.add([f])
     assert dup.status == "duplicate"
     ans = ws.ask("When was the Eiffel Tower completed?")
