@@ -66,7 +66,8 @@ def _table_pdf(path: Path) -> None:
     page = doc.new_page(width=612, height=792)
     page.insert_text((72, 80), "Results of operations for the last two years are below.", fontsize=10)
     rows = [("(in millions)", "", "2022", "2021"), ("Net revenue", "$", "17,606", "15,785"),
-            ("Cost of revenue", "", "9,100", "8,250"), ("Operating margin", "", "21.4%", "19.0%")]
+            ("Cost of revenue", "", "9,100", "8,250"), ("Operating margin", "", "21.4%", "19.0%"),
+            ("Other expense", "", "(12)", "(7)")]
     y = 120.0
     for label, currency, a, b in rows:
         page.insert_text((72, y), label, fontsize=10)
@@ -88,6 +89,7 @@ def test_pdf_table_rows_carry_headers_and_cell_boxes(tmp_path: Path) -> None:
     assert row in doc.text
     assert "Cost of revenue | 2022: 9,100 | 2021: 8,250 (in millions)" in doc.text
     assert "Operating margin | 2022: 21.4% | 2021: 19.0%" in doc.text
+    assert "Other expense | 2022: (12) | 2021: (7) (in millions)" in doc.text  # small negatives are figures
     assert "Revenue grew because more units were sold." in doc.text
     sentences = split_sentences(doc)
     for s in sentences:

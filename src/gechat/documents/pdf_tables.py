@@ -16,6 +16,7 @@ and its text strategy splits words mid-way; its cell texts also came back out of
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -24,6 +25,7 @@ from gechat.documents.tables import Part, compose, is_amount, unit_of
 
 _CURRENCY = frozenset("$€£¥")
 _TRAILERS = frozenset(("%", ")", "%)"))
+_NEGATIVE = re.compile(r"\(\d{1,2}\)")  # "(19)": a footnote mark in prose, a negative in a value column
 MAX_HEADER_ROWS = 3
 MIN_DATA_ROWS = 2
 
@@ -128,7 +130,7 @@ def _rewrite(paras: list[list[Row]], start: int, end: int,
     data = [k for k, cells in rows.items() if _data(cells)]
     if len(data) < MIN_DATA_ROWS:
         return {}, before
-    columns = _columns([rows[k][1:] if _labelled(rows[k]) else rows[k] for k in data])
+    columns = _columns([rows[k] for k in data])
     if not columns:
         return {}, before
     label_x1 = min(c.x0 for c in columns)
@@ -162,18 +164,25 @@ def _same_columns(columns: list[_Column], earlier: list[_Column]) -> bool:
     return bool(earlier) and all(any(abs(e.x1 - c.x1) <= 6.0 and e.head for e in earlier) for c in columns)
 
 
+def _figure(cells: list[_Cell], k: int) -> bool:
+    """Whether the row's ``k``-th cell holds a figure; past the first cell "(19)" does."""
+    text = cells[k].text
+    return is_amount(text) or (k > 0 and _NEGATIVE.fullmatch(text) is not None)
+
+
 def _data(cells: list[_Cell]) -> bool:
-    return any(is_amount(c.text) for c in cells)
+    return any(_figure(cells, k) for k in range(len(cells)))
 
 
 def _labelled(cells: list[_Cell]) -> bool:
     return not is_amount(cells[0].text) and any(ch.isalpha() for ch in cells[0].text)
 
 
-def _columns(value_rows: list[list[_Cell]]) -> list[_Column]:
+def _columns(rows: list[list[_Cell]]) -> list[_Column]:
     """Value columns: figures are right-aligned, so cells whose right edges fall within a few
-    points of each other are one column."""
-    edges = sorted((c.edge, c.x0) for cells in value_rows for c in cells if is_amount(c.text))
+    points of each other are one column; a row's label is no figure."""
+    edges = sorted((cells[k].edge, cells[k].x0) for cells in rows for k in range(len(cells))
+                   if _figure(cells, k) and not (k == 0 and _labelled(cells)))
     columns: list[_Column] = []
     for x1, x0 in edges:
         if columns and x1 - columns[-1].x1 <= 6.0:
