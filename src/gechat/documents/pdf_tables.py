@@ -46,7 +46,11 @@ class _Cell:
     def edge(self) -> float:
         """Where its figure ends: figures are right-aligned, a trailing "%" or ")" may stick out."""
         digits = [w for w in self.words if any(ch.isdigit() for ch in w.text)]
-        return (digits or self.words)[-1].x1
+        if not digits:
+            return self.words[-1].x1
+        w = digits[-1]  # "(10.6)%": the figure ends at its last digit, a share of the word's width
+        tail = len(w.text) - 1 - max(i for i, ch in enumerate(w.text) if ch.isdigit())
+        return w.x1 - (w.x1 - w.x0) * tail / len(w.text)
 
     @property
     def text(self) -> str:
