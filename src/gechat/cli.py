@@ -19,7 +19,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from gechat.cli_common import ConfigOpt, MaxCallsOpt, PresetOpt, WorkspaceOpt, cost_line, err, out, settings, workspace
+from gechat.cli_common import (
+    ConfigOpt,
+    MaxCallsOpt,
+    PresetOpt,
+    WorkspaceOpt,
+    cost_line,
+    err,
+    out,
+    print_correction,
+    settings,
+    workspace,
+)
 from gechat.cli_graph import graph_app
 from gechat.cli_serve import serve
 from gechat.errors import GechatError
@@ -115,6 +126,9 @@ def ask(
     excerpt_tokens: Annotated[int | None, typer.Option(
         "--excerpt-tokens", help="The LLM reads only the chunks' sentences nearest the question, this many "
         "tokens in all (a sooner first token on a CPU); evidence still searches the whole chunks")] = None,
+    correct: Annotated[bool | None, typer.Option(
+        "--correct/--no-correct", help="Also correct the answer: remove what the documents do not name, put "
+        "their value in place of a wrong one (hallucination correction; shown as a tracked change)")] = None,
 ) -> None:
     """Answer a question; ground every claim in verbatim source sentences."""
     settings = _settings(preset, config, llm_backend=llm_backend, llm_model=llm_model,
@@ -123,7 +137,7 @@ def ask(
                          claims_from_thoughts=ground_thoughts, answer_excerpt_tokens=excerpt_tokens)
     ws = _workspace(workspace, settings)
     with err.status("thinking…"):
-        answer = ws.ask(question)
+        answer = ws.ask(question, correct=correct)
     if as_json:
         print(answer.model_dump_json(indent=2))
         return
@@ -144,6 +158,7 @@ def ask(
         for a in c.atoms:  # the facts the claim states, each with its own evidence
             out.print(f"    [{COLORS[a.verdict]}]{MARKS[a.verdict]} {a.verdict}[/] [dim]fact:[/] {escape(a.text)}")
             _print_evidence(a, "        ")
+    print_correction(answer)
     tot = answer.usage.total
     out.print(f"[dim]{tot.calls} LLM calls ({tot.cache_hits} cached), {tot.prompt_tokens} prompt + "
               f"{tot.completion_tokens} completion tokens, "

@@ -44,3 +44,35 @@ def cost_line(report: Any) -> str:
     if report.chunks_failed:
         line += f" · {report.chunks_failed} failed"
     return line + f" · {c.seconds:.0f}s"
+
+
+def print_correction(answer: Any) -> None:
+    """The corrected answer as a tracked change: deletions struck through, replacements as
+    old -> new, then each edit with its reason and the evidence that gave a new value."""
+    from rich.markup import escape
+
+    fix = answer.corrected
+    if fix is None:
+        return
+    out.rule("[bold]Corrected answer")
+    if not fix.edits:
+        out.print("[dim](nothing to correct)[/]")
+        return
+    text, parts, pos = answer.text, [], 0
+    for e in fix.edits:
+        if e.start < pos:
+            continue
+        parts.append(escape(text[pos:e.start]))
+        new = f" [green]{escape(e.new)}[/]" if e.new else ""
+        parts.append(f"[red strike]{escape(e.old)}[/]{new}")
+        pos = e.end
+    parts.append(escape(text[pos:]))
+    out.print("".join(parts))
+    for e in fix.edits:
+        what = f"replaced '{e.old}' with '{e.new}'" if e.kind == "replace" else f"deleted '{e.old.strip()}'"
+        out.print(f"  [dim]{escape(what)}: {escape(e.reason)}[/]")
+        if e.evidence is not None:
+            out.print(f"    [cyan]{escape(e.evidence.locator)}[/] P(entail)={e.evidence.p_entail:.2f} "
+                      f"“{escape(e.evidence.text)}”")
+    share = f"{len(fix.eliminated)} of {len(fix.entities)} named things taken out"
+    out.print(f"[dim]{share}{': ' + escape(', '.join(fix.eliminated)) if fix.eliminated else ''}[/]")

@@ -20,6 +20,7 @@ from gechat.answer import ANSWERERS, Answerer
 from gechat.answer.base import Draft
 from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
+from gechat.correct import CORRECTORS, Corrector
 from gechat.documents import Deadline, chunk_sentences, load_document, split_sentences
 from gechat.errors import GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
@@ -254,8 +255,10 @@ class Workspace:
         self._check_embedder(has_documents=True)
         return question
 
-    def ask(self, question: str) -> Answer:
-        for event in self.ask_events(question):
+    def ask(self, question: str, *, correct: bool | None = None) -> Answer:
+        """The answer with its claims grounded; ``correct``: also correct it (with
+        ``Settings.correct``, ``hc`` when that is ``none``); None: as the settings say."""
+        for event in self.ask_events(question, correct=correct):
             if isinstance(event, Final):
                 return event.answer
         raise AssertionError("ask_events ended without an answer")
@@ -273,7 +276,12 @@ class Workspace:
         hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
         return answerer.prefill(question, self.excerpts(question, hits), stop)
 
-    def ask_events(self, question: str, *, stream: bool = False) -> Iterator[AskEvent]:
+    def corrector(self, correct: bool | None = None) -> Corrector | None:
+        name = self.settings.correct if correct is None else (
+            (self.settings.correct if self.settings.correct != "none" else "hc") if correct else "none")
+        return CORRECTORS.create(name, self.settings, embedder=self.embedder, scorer=self.scorer)
+
+    def ask_events(self, question: str, *, stream: bool = False, correct: bool | None = None) -> Iterator[AskEvent]:
         """The stages as they happen: Stage, the answer's text as Token deltas (one delta
         unless ``stream``; streamed usage counts deltas, not exact tokens), then Final."""
         question = self.check_question(question)
@@ -313,8 +321,15 @@ class Workspace:
         ev.seconds = time.perf_counter() - t
         if claims:
             ev.prompt_tokens += _scorer_tokens(self.scorer) - before
-        yield Final(Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
-                           contexts=hits, raw=draft.raw, usage=usage))
+        answer = Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
+                        contexts=hits, raw=draft.raw, usage=usage)
+        corrector = self.corrector(correct)
+        if corrector is not None and draft.text.strip():
+            yield Stage("correct")
+            t = time.perf_counter()
+            answer.corrected = corrector.correct(answer, pool)
+            usage.stage("correct").seconds = time.perf_counter() - t
+        yield Final(answer)
 
     def excerpts(self, question: str, hits: list[ChunkHit]) -> list[ChunkHit]:
         """What the LLM reads of ``hits``: whole chunks, or with ``answer_excerpt_tokens`` set,

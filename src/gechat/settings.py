@@ -161,6 +161,11 @@ class Settings(BaseSettings):
     supported_threshold: float | None = None
     contradicted_threshold: float | None = None
 
+    # correct: after the evidence, "hc" edits the answer's unsupported parts (Trustful LLMs'
+    # hallucination correction, gechat.correct.hc); "none" spends no time on it
+    correct: str = "none"
+    correct_threshold: float = 0.85  # cosine at which an answer's name is one the documents name
+
     preset: Literal["default", "fast", "test"] = "default"
 
     @classmethod

@@ -38,13 +38,14 @@ GROUPS: dict[str, dict[str, str]] = {
                "max_thoughts": "max_thoughts", "claims_from_thoughts": "claims_from_thoughts"},
     "evidence": {"selector": "evidence", "steps": "evidence_steps", "claim_atoms": "claim_atoms",
                  "supported_threshold": "supported_threshold",
-                 "contradicted_threshold": "contradicted_threshold"},
+                 "contradicted_threshold": "contradicted_threshold", "correct": "correct"},
     # research knobs: calibrated on dev splits; a user rarely has reason to move them
     "tuning": {name: name for name in (
         "alpha", "beta", "len_norm", "len_ref_words", "evidence_max_candidates", "set_top", "set_anchors",
         "set_anchors_steps", "set_max", "set_gain", "set_contribution", "set_linked", "set_needed", "contra_overlap",
         "evidence_coverage", "evidence_headings", "reflection_k", "ann_threshold", "graph_alias_threshold",
-        "graph_description_chars", "graph_hops", "graph_seeds", "graph_max_nodes", "graph_decay")},
+        "graph_description_chars", "graph_hops", "graph_seeds", "graph_max_nodes", "graph_decay",
+        "correct_threshold")},
 }
 
 

@@ -213,6 +213,32 @@ class Usage(BaseModel):
         return out
 
 
+class Edit(BaseModel):
+    """One change the correction made, at ``start:end`` of the answer's text."""
+
+    kind: Literal["delete", "replace"]
+    start: int
+    end: int
+    old: str
+    new: str = ""  # the replacement ("" for a deletion)
+    triplet: list[str] = Field(default_factory=list)  # the answer's (subject, relation, object) it checked
+    reason: str
+    evidence: Evidence | None = None  # the source sentence that gave the new value
+
+
+class Correction(BaseModel):
+    """The answer after hallucination correction (Trustful LLMs' HC), with every edit."""
+
+    text: str
+    edits: list[Edit] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)  # what the answer named
+    eliminated: list[str] = Field(default_factory=list)  # of those, what the correction took out
+
+    @property
+    def eliminated_share(self) -> float:
+        return len(self.eliminated) / len(self.entities) if self.entities else 0.0
+
+
 class Answer(BaseModel):
     question: str
     text: str
@@ -220,5 +246,5 @@ class Answer(BaseModel):
     claims: list[Claim]
     contexts: list[ChunkHit] = Field(default_factory=list)
     raw: str = ""
-    corrected: str | None = None
+    corrected: Correction | None = None  # set when asked to correct (``Settings.correct``)
     usage: Usage = Field(default_factory=Usage)

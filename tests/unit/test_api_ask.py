@@ -133,3 +133,18 @@ def test_prepare_refuses_what_ask_refuses(client: TestClient) -> None:
     assert "no documents" in problem(client.post("/v1/workspaces/a/ask/prepare", json={"question": QUESTION}),
                                      409)["detail"]
     problem(client.post("/v1/workspaces/nope/ask/prepare", json={"question": QUESTION}), 404)
+
+
+def test_ask_can_correct_the_answer_plain_and_streamed(client: TestClient) -> None:
+    add_text(client)
+    plain = client.post("/v1/workspaces/a/ask", json={"question": QUESTION}).json()
+    assert plain["corrected"] is None  # the server's default: no correction
+    fixed = client.post("/v1/workspaces/a/ask", json={"question": QUESTION, "correct": True}).json()
+    # the fake answer is supported: nothing to change, and the correction says so
+    assert fixed["corrected"]["text"] == fixed["text"] and fixed["corrected"]["edits"] == []
+    with client.stream("POST", "/v1/workspaces/a/ask", json={"question": QUESTION, "correct": True},
+                       params={"stream": "true"}) as r:
+        events = sse_events(r.read().decode())
+    stages = [json.loads(d)["stage"] for k, d in events if k == "stage"]
+    assert stages[-1] == "correct"
+    assert json.loads(events[-1][1])["corrected"]["text"] == fixed["text"]

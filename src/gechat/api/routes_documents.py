@@ -111,10 +111,10 @@ def ask(body: AskRequest, h: Handle, request: Request,
     ws = h.for_retriever(body.retriever)
     question = check_question(ws, body.question)  # refusals are problems, before any stream starts
     if stream or "text/event-stream" in request.headers.get("accept", ""):
-        return StreamingResponse(sse_from_thread(lambda: ask_stream(ws, question), MODEL.for_question),
+        return StreamingResponse(sse_from_thread(lambda: ask_stream(ws, question, body.correct), MODEL.for_question),
                                  media_type="text/event-stream", headers=SSE_HEADERS)
     with MODEL.for_question():
-        return ws.ask(question)
+        return ws.ask(question, correct=body.correct)
 
 
 @router.post("/ask/prepare", tags=["ask"], responses=responses(400, 401, 404, 409, 503))

@@ -44,9 +44,9 @@ def check_question(ws: Workspace, question: str) -> str:
         raise
 
 
-def ask_stream(ws: Workspace, question: str) -> Iterator[AskEvent]:
+def ask_stream(ws: Workspace, question: str, correct: bool | None = None) -> Iterator[AskEvent]:
     """``Workspace.ask`` step by step: stages, then token deltas, then the final Answer."""
-    return ws.ask_events(question, stream=True)
+    return ws.ask_events(question, stream=True, correct=correct)
 
 
 def final_answer(events: Iterator[AskEvent]) -> Answer:

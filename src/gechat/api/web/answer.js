@@ -85,13 +85,51 @@ function answerText(text, claims) {
   p.append(text.slice(pos));
 }
 
+// The corrected answer as a tracked change: what was taken out struck through, what a source
+// put in its place as a button that shows that source on its page.
+function correction(answer, onSelect) {
+  const box = $("corrected");
+  const fix = answer.corrected;
+  box.hidden = !fix;
+  box.replaceChildren();
+  if (!fix) return;
+  const label = document.createElement("strong");
+  label.textContent = fix.edits.length ? "Corrected: " : "Corrected: nothing to change.";
+  box.append(label);
+  if (!fix.edits.length) return;
+  const text = answer.text;
+  let pos = 0;
+  for (const e of fix.edits) {
+    if (e.start < pos) continue;
+    box.append(text.slice(pos, e.start));
+    const del = document.createElement("del");
+    del.textContent = e.old;
+    del.title = e.reason;
+    box.append(del);
+    if (e.new) {
+      const ins = document.createElement("button");
+      ins.type = "button";
+      ins.className = "edit";
+      ins.textContent = e.new;
+      ins.title = e.reason;
+      ins.setAttribute("aria-label", `replaced ${e.old} with ${e.new}: ${e.reason}`);
+      if (e.evidence) {
+        const shown = { text: `${e.old} → ${e.new}`, verdict: "supported", source: "answer", evidence: [e.evidence],
+                        missing: [], note: e.reason, atoms: [] };
+        ins.addEventListener("click", () => onSelect(shown, ins));
+      }
+      box.append(ins);
+    }
+    pos = e.end;
+  }
+  box.append(text.slice(pos));
+}
+
 export function renderAnswer(answer, onSelect) {
   $("stage").textContent = "";
   const mine = answer.claims.filter((c) => c.source === "answer");
   answerText(answer.text, mine);
-  const corrected = $("corrected");
-  corrected.hidden = !answer.corrected;
-  corrected.textContent = answer.corrected ? `Corrected: ${answer.corrected}` : "";
+  correction(answer, onSelect);
   let n = 0;
   const claims = $("claims");
   claims.replaceChildren(...mine.map((c) => {

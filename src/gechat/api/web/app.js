@@ -122,6 +122,7 @@ function jobText(j) {
 function askBody(question) {
   const body = { question };
   if ($("retriever").value) body.retriever = $("retriever").value;
+  if ($("correct").checked) body.correct = true;
   return body;
 }
 

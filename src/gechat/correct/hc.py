@@ -1,0 +1,271 @@
+"""Hallucination correction (HC), Trustful LLMs' Algorithm 1, made to agree with the evidence.
+
+Triplets from the retrieved text form the graph G, triplets from the answer the graph g. For
+each sentence of the answer that the evidence stage did not find supported:
+
+- a value the evidence contradicts is replaced by the value the source states (the values
+  step found the sentence that states it);
+- a triplet whose subject G does not name is unverifiable: the sentence goes, unless another
+  of its triplets is verified, in which case only an unknown item of a coordinated list goes
+  ("GoDaddy and Oray" where the sources list Oray, HiChina, east.net and BIZCN);
+- a triplet whose subject and relation G states with another object gets G's object, when the
+  entailment model finds the sentence so corrected supported by G's sentence.
+
+Names are matched by their key, the graph resolver's rules ("M365 Business Basic" =
+"Microsoft 365 Business Basic") and embedding cosine (``threshold``), searched through a
+vector index that turns into an HNSW index (usearch) when G is large. The verified triplets
+are then pruned to a maximum-support spanning forest (Kruskal; the minimum spanning tree of
+1 - support): a triplet that closes a cycle adds nothing, and a sentence left with none whose
+claim is not supported goes. A supported sentence is never touched, and HC adds no entity but
+the one a source states in place of a wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gechat.correct.triplets import Triplet, fast_triplets, names
+from gechat.documents.sentences import split_spans
+from gechat.evidence.base import EvidencePool
+from gechat.evidence.values import agree, comparable, narrow, quantities, stated, years
+from gechat.graph.base import normalise
+from gechat.graph.resolve import is_alias
+from gechat.lexical import number_keys
+from gechat.models.embed_base import Embedder
+from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
+from gechat.store.vectors import VectorIndex
+from gechat.types import Answer, Claim, Correction, Edit
+
+Extract = Callable[[Sequence[str]], list[Triplet]]
+THRESHOLD = 0.85  # cosine at which two names are one thing (with the resolver's rules)
+_SPACES = re.compile(r"[ \t]{2,}")
+_CURRENCY_SPACE = re.compile(r"([$€£¥]) ")
+
+
+@dataclass
+class _Known:
+    """The names of G, searchable by key, rule and embedding."""
+
+    keys: list[str]
+    index: VectorIndex | None
+    embedder: Embedder
+    threshold: float
+
+    def has(self, name: str) -> bool:
+        key = normalise(name)
+        if not key or key in self.keys:
+            return bool(key)
+        if self.index is None:
+            return False
+        for i, cos in self.index.search(self.embedder.embed([name])[0], 5):
+            if is_alias(key, self.keys[i], cos, self.threshold) or cos >= self.threshold:
+                return True
+        return False
+
+
+class HallucinationCorrector:
+    name = "hc"
+
+    def __init__(self, embedder: Embedder, scorer: EntailmentScorer, supported: float, *,
+                 threshold: float = THRESHOLD, ann_threshold: int = 20_000, extract: Extract = fast_triplets,
+                 name: Callable[[Sequence[str]], list[str]] = names) -> None:
+        self.embedder, self.scorer, self.supported = embedder, scorer, supported
+        self.threshold, self.ann_threshold, self.extract, self.names = threshold, ann_threshold, extract, name
+
+    def correct(self, answer: Answer, pool: EvidencePool) -> Correction:
+        text = answer.text
+        spans = split_spans(text, 0, len(text))
+        context = [s.text for s in pool.sentences]
+        big = self.extract(context)
+        known = self._known(context, big)
+        mine = self.extract([text[a:b] for a, b in spans])
+        edits: list[Edit] = []
+        kept: list[tuple[Triplet, float]] = []
+        for k, (a, b) in enumerate(spans):
+            claim = _claim_of(answer, text[a:b])
+            if claim is not None and claim.verdict in ("supported", "no fact"):
+                kept += [(t, 1.0) for t in mine if t.source == k]
+                continue
+            found = self._sentence(k, a, b, text, claim, [t for t in mine if t.source == k], big, pool, known)
+            edits += found[0]
+            kept += found[1]
+        edits += _pruned(kept, mine, spans, text, answer, {e.start for e in edits})
+        corrected = _apply(text, edits)
+        before = self.names([text]) if text.strip() else []
+        after = {normalise(n) for n in self.names([corrected])} if corrected.strip() else set()
+        return Correction(text=corrected, edits=sorted(edits, key=lambda e: e.start), entities=before,
+                          eliminated=[n for n in before if normalise(n) not in after])
+
+    def _known(self, context: list[str], big: list[Triplet]) -> _Known:
+        found = dict.fromkeys([*self.names(context), *(t.subject for t in big), *(t.object for t in big)])
+        listed = [n for n in found if normalise(n)]
+        keys = [normalise(n) for n in listed]
+        index = None
+        if listed:
+            vecs = np.asarray(self.embedder.embed(listed), dtype=np.float32)
+            index = VectorIndex(np.arange(len(listed), dtype=np.int64), vecs, self.ann_threshold, None)
+        return _Known(keys, index, self.embedder, self.threshold)
+
+    def _sentence(self, k: int, a: int, b: int, text: str, claim: Claim | None, triplets: list[Triplet],
+                  big: list[Triplet], pool: EvidencePool,
+                  known: _Known) -> tuple[list[Edit], list[tuple[Triplet, float]]]:
+        if claim is not None and claim.verdict == "contradicted":
+            value = _value_edit(claim, a, text[a:b])
+            if value is not None:
+                return [value], []
+        edits: list[Edit] = []
+        verified: list[tuple[Triplet, float]] = []
+        unknown_subject: list[Triplet] = []
+        for t in triplets:
+            if not known.has(t.subject):
+                unknown_subject.append(t)
+                continue
+            replaced = self._replacement(t, a, text, big, pool)
+            if replaced is not None:
+                edits.append(replaced[0])
+                verified.append((t, replaced[1]))
+            elif known.has(t.object) or _stated(t.object, pool):
+                verified.append((t, 0.5))
+            elif t.conjuncts:
+                edits.append(_drop_conjunct(t, a, text))
+        if unknown_subject and not verified:
+            t = unknown_subject[0]
+            return [Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], triplet=t.parts(),
+                         reason=f"'{t.subject}' is not named in the documents retrieved")], []
+        if not verified:  # nothing checkable and nothing to remove: left as it is
+            return [e for e in edits if e.kind == "replace"], []
+        return edits, verified
+
+    def _replacement(self, t: Triplet, a: int, text: str, big: list[Triplet],
+                     pool: EvidencePool) -> tuple[Edit, float] | None:
+        """G's object for the triplet's subject and relation, when G states another one and
+        the sentence with it is entailed by G's sentence."""
+        said = [g for g in big if g.key == t.key and _same_thing(g.subject, t.subject)]
+        if any(_same_thing(g.object, t.object) for g in said):
+            return None  # G states this very triplet
+        others = {normalise(g.object): g for g in said}
+        if len(others) != 1:  # none, or several: no one object to put in its place
+            return None
+        g = next(iter(others.values()))
+        start, end = a + t.object_span[0], a + t.object_span[1]
+        sent_start, sent_end = _sentence_bounds(text, start)
+        fixed = text[sent_start:start] + g.object + text[end:sent_end]
+        source = pool.sentences[g.source]
+        p = np.asarray(self.scorer.score([source.text], fixed), dtype=np.float32)[0]
+        if float(p[ENTAILMENT]) < self.supported:
+            return None
+        evidence = pool.evidence([source], p, float(p[ENTAILMENT]), "hc")
+        return Edit(kind="replace", start=start, end=end, old=text[start:end], new=g.object, triplet=t.parts(),
+                    reason=f"the documents state '{g.subject} {g.relation} {g.object}'", evidence=evidence), float(
+            p[ENTAILMENT])
+
+
+def _claim_of(answer: Answer, sentence: str) -> Claim | None:
+    for c in answer.claims:
+        if c.source == "answer" and (c.text == sentence or c.text.endswith(sentence.strip())):
+            return c
+    return None
+
+
+def _value_edit(claim: Claim, a: int, sentence: str) -> Edit | None:
+    """The claim's value the evidence contradicts, replaced by the evidence's."""
+    if not claim.evidence:
+        return None
+    source = narrow(claim.evidence[0].text, years(claim.text))
+    theirs = stated(source)
+    for c in quantities(sentence):
+        if c.kind == "year" or any(agree(c, s) for s in theirs):
+            continue
+        same_kind = [s for s in theirs if comparable(c, s)]
+        at = sentence.find(c.text)
+        if len(same_kind) == 1 and at >= 0:
+            new = _CURRENCY_SPACE.sub(r"\1", same_kind[0].text)  # "$ 4,869" as a table prints it
+            return Edit(kind="replace", start=a + at, end=a + at + len(c.text), old=c.text, new=new,
+                        triplet=[], reason=f"the source states {new}, not {c.text}", evidence=claim.evidence[0])
+    return None
+
+
+def _stated(value: str, pool: EvidencePool) -> bool:
+    """A value object ("$17.6 billion", "1902") some retrieved sentence states."""
+    keys = number_keys(value)
+    if not keys:
+        return False
+    return any(keys <= number_keys(s.text) or any(agree(q, r) for q in quantities(value) for r in stated(s.text))
+               for s in pool.sentences)
+
+
+def _same_thing(a: str, b: str) -> bool:
+    ka, kb = normalise(a), normalise(b)
+    return ka == kb or is_alias(ka, kb, 0.0, 1.0)
+
+
+def _drop_conjunct(t: Triplet, a: int, text: str) -> Edit:
+    """The object from its coordinated list, with the comma or "and" that joined it."""
+    spans = list(t.conjuncts)
+    i = spans.index(t.object_span)
+    if i + 1 < len(spans):
+        start, end = t.object_span[0], spans[i + 1][0]
+    else:
+        start, end = spans[i - 1][1], t.object_span[1]
+    return Edit(kind="delete", start=a + start, end=a + end, old=text[a + start:a + end], triplet=t.parts(),
+                reason=f"'{t.object}' is not named in the documents retrieved")
+
+
+def _pruned(kept: list[tuple[Triplet, float]], mine: list[Triplet], spans: list[tuple[int, int]], text: str,
+            answer: Answer, edited: set[int]) -> list[Edit]:
+    """Kruskal over the verified triplets, strongest support first: a triplet closing a cycle
+    is redundant; a sentence left with no triplet and no supported claim goes."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    tree: set[int] = set()
+    for t, _ in sorted(kept, key=lambda ts: -ts[1]):
+        s, o = root(normalise(t.subject)), root(normalise(t.object))
+        if s != o:
+            parent[s] = o
+            tree.add(id(t))
+    out = []
+    for k, (a, b) in enumerate(spans):
+        own = [t for t, _ in kept if t.source == k]
+        claim = _claim_of(answer, text[a:b])
+        if own and not any(id(t) in tree for t in own) and a not in edited and (
+                claim is None or claim.verdict not in ("supported", "no fact")):
+            out.append(Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], triplet=own[0].parts(),
+                            reason="what it states is already stated by the rest of the answer"))
+    return out
+
+
+def _sentence_bounds(text: str, pos: int) -> tuple[int, int]:
+    for a, b in split_spans(text, 0, len(text)):
+        if a <= pos < b:
+            return a, b
+    return 0, len(text)
+
+
+def _after_space(text: str, end: int) -> int:
+    while end < len(text) and text[end].isspace():
+        end += 1
+    return end
+
+
+def _apply(text: str, edits: list[Edit]) -> str:
+    out, pos = [], 0
+    for e in sorted(edits, key=lambda e: e.start):
+        if e.start < pos:  # overlaps an earlier edit: the earlier one stands
+            continue
+        out += [text[pos:e.start], e.new]
+        pos = e.end
+    out.append(text[pos:])
+    return _SPACES.sub(" ", "".join(out)).strip()
+
+
+__all__ = ["THRESHOLD", "HallucinationCorrector"]

@@ -1,0 +1,118 @@
+"""Knowledge triplets (subject, relation, object) with where each part sits in its text.
+
+HC compares what the answer states with what the retrieved text states as triplets, and
+edits the answer at the words a triplet came from, so every part keeps its character span.
+The ``fast`` extractor reads spaCy's dependency parse (the graph's packaged model, no LLM):
+a verb's subject with each of its objects (direct, attribute, or through a preposition:
+"founded in 1902"), one triplet per coordinated object ("include GoDaddy and Oray" gives two).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gechat.graph.base import normalise
+from gechat.graph.fast import load_spacy
+
+_SUBJECTS = ("nsubj", "nsubjpass")
+_OBJECTS = ("dobj", "attr", "oprd", "dative", "acomp")
+_BE = frozenset(("is", "are", "was", "were", "be", "been", "being", "'s"))
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Triplet:
+    subject: str
+    relation: str  # the verb as written, lowercased, with its preposition: "founded in"
+    object: str
+    source: int  # which of the texts it came from
+    subject_span: Span  # offsets in that text
+    object_span: Span
+    conjuncts: tuple[Span, ...] = ()  # the object's coordinated list, its own span among them
+
+    @property
+    def key(self) -> str:
+        """The relation as compared: forms of "be" are one relation."""
+        verb, _, prep = self.relation.partition(" ")
+        return f"{'be' if verb in _BE else verb} {prep}".strip()
+
+    def parts(self) -> list[str]:
+        return [self.subject, self.relation, self.object]
+
+
+def fast_triplets(texts: Sequence[str]) -> list[Triplet]:
+    """The triplets of each text, spaCy's parse."""
+    nlp = load_spacy()
+    out: list[Triplet] = []
+    for k, doc in enumerate(nlp.pipe(list(texts), batch_size=64)):
+        phrases = _phrases(doc)
+        for verb in doc:
+            if verb.pos_ not in ("VERB", "AUX"):
+                continue
+            subjects = [m for c in verb.children if c.dep_ in _SUBJECTS for m, _ in _coordinated(c)]
+            for subj in subjects:
+                s = phrases.get(subj.i, (subj.idx, subj.idx + len(subj)))
+                for obj, prep in _objects(verb):
+                    for o_tok, conj in _coordinated(obj):
+                        o = phrases.get(o_tok.i, (o_tok.idx, o_tok.idx + len(o_tok)))
+                        spans = tuple(phrases.get(t.i, (t.idx, t.idx + len(t))) for t in conj)
+                        relation = f"{verb.text.lower()} {prep}".strip()
+                        out.append(Triplet(doc.text[s[0]:s[1]], relation, doc.text[o[0]:o[1]], k, s, o,
+                                           spans if len(spans) > 1 else ()))
+    return out
+
+
+def _phrases(doc: Any) -> dict[int, Span]:
+    """Each token's noun phrase or named entity, as a span (entities win: "Oray Inc.")."""
+    out: dict[int, Span] = {}
+    for chunk in doc.noun_chunks:
+        start, end = chunk.start, chunk.end
+        while start < end and doc[start].pos_ in ("DET", "PRON") and doc[start].dep_ != "nsubj":
+            start += 1
+        if start < end:
+            for t in doc[start:end]:
+                out[t.i] = (doc[start].idx, doc[end - 1].idx + len(doc[end - 1]))
+    for ent in doc.ents:
+        for t in ent:
+            out[t.i] = (ent.start_char, ent.end_char)
+    return out
+
+
+def _objects(verb: Any) -> list[tuple[Any, str]]:
+    objs = [(c, "") for c in verb.children if c.dep_ in _OBJECTS]
+    for prep in (c for c in verb.children if c.dep_ in ("prep", "agent")):
+        objs += [(g, prep.text.lower()) for g in prep.children if g.dep_ == "pobj"]
+    return objs
+
+
+def _coordinated(head: Any) -> list[tuple[Any, list[Any]]]:
+    """``head`` and the tokens coordinated with it ("GoDaddy and Oray"), each with the list."""
+    members = [head]
+    stack = [head]
+    while stack:
+        t = stack.pop()
+        for c in t.children:
+            if c.dep_ == "conj":
+                members.append(c)
+                stack.append(c)
+    members.sort(key=lambda t: t.i)
+    return [(m, members) for m in members]
+
+
+def names(texts: Sequence[str]) -> list[str]:
+    """The things ``texts`` name (entities and noun phrases), each once by its key."""
+    nlp = load_spacy()
+    seen: dict[str, str] = {}
+    for doc in nlp.pipe(list(texts), batch_size=64):
+        for span in [*doc.ents, *doc.noun_chunks]:
+            if span.label_ in ("CARDINAL", "ORDINAL", "PERCENT", "MONEY", "QUANTITY", "DATE", "TIME"):
+                continue
+            key = normalise(span.text)
+            if key and not all(t.is_stop or t.pos_ == "PRON" for t in span):
+                seen.setdefault(key, span.text)
+    return list(seen.values())
+
+
+__all__ = ["Triplet", "fast_triplets", "names"]

@@ -1,0 +1,106 @@
+"""HC (Trustful LLMs' Algorithm 1) with fixed triplets, names and scores: each step on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gechat.correct.hc import HallucinationCorrector
+from gechat.correct.triplets import Triplet
+from gechat.evidence.base import EvidencePool
+from gechat.models.embed import HashingEmbedder
+from gechat.types import Answer, Claim, Evidence, Verdict
+from tests.unit.test_evidence_objective import Scripted
+
+REGISTRARS = "Oray, HiChina, east.net and BIZCN are domain registrars in China."
+TOWER = "The Eiffel Tower was completed in 1889."
+
+
+def triplets_of(table: dict[str, list[tuple[str, str, str]]]):  # type: ignore[no-untyped-def]
+    """An extractor that knows the triplets of some sentences; spans found by search."""
+
+    def extract(texts: Sequence[str]) -> list[Triplet]:
+        out = []
+        for k, text in enumerate(texts):
+            for s, r, o in table.get(text, []):
+                si, oi = text.index(s), text.index(o)
+                items = [w for w in ("GoDaddy", "Oray") if w in text and o in ("GoDaddy", "Oray")]
+                conj = tuple((text.index(w), text.index(w) + len(w)) for w in items)
+                out.append(Triplet(s, r, o, k, (si, si + len(s)), (oi, oi + len(o)), conj if len(conj) > 1 else ()))
+        return out
+
+    return extract
+
+
+def names_in(texts: Sequence[str]) -> list[str]:
+    known = ["Oray", "HiChina", "east.net", "BIZCN", "domain registrars in China", "Eiffel Tower", "Acme Corp",
+             "GoDaddy", "Paris", "China"]
+    return [n for n in known if any(n in t for t in texts)]
+
+
+def claim(text: str, verdict: Verdict, evidence: list[Evidence] | None = None) -> Claim:
+    return Claim(text=text, source="answer", verdict=verdict, evidence=evidence or [])
+
+
+def correct(answer: str, claims: list[Claim], context: list[str],
+            table: dict[str, list[tuple[str, str, str]]], scores: dict[str, tuple[float, float]] | None = None):  # type: ignore[no-untyped-def]
+    hc = HallucinationCorrector(HashingEmbedder(), Scripted(scores or {}), 0.5, extract=triplets_of(table),
+                                name=names_in)
+    pool = EvidencePool.from_texts(context)
+    return hc.correct(Answer(question="q", text=answer, thoughts=[], claims=claims), pool)
+
+
+def test_the_papers_example_an_unknown_item_of_a_list_is_removed() -> None:
+    answer = "Domain registrars in China include GoDaddy and Oray."
+    table = {answer: [("Domain registrars in China", "include", "GoDaddy"),
+                      ("Domain registrars in China", "include", "Oray")],
+             REGISTRARS: [("Oray", "are", "domain registrars in China")]}
+    out = correct(answer, [claim(answer, "unsupported")], [REGISTRARS], table)
+    assert out.text == "Domain registrars in China include Oray."
+    (edit,) = out.edits
+    assert (edit.kind, edit.old) == ("delete", "GoDaddy and ")
+    assert edit.reason == "'GoDaddy' is not named in the documents retrieved"
+    assert out.eliminated == ["GoDaddy"] and out.eliminated_share == 1 / 3  # of Oray, GoDaddy, China
+
+
+def test_a_sentence_about_something_the_documents_never_name_goes_a_supported_one_stays() -> None:
+    answer = "The tower is in Paris. Acme Corp built it in 1887."
+    table = {"Acme Corp built it in 1887.": [("Acme Corp", "built", "it")]}
+    out = correct(answer, [claim("The tower is in Paris.", "supported"),
+                           claim("Acme Corp built it in 1887.", "unsupported")], [TOWER], table)
+    assert out.text == "The tower is in Paris."
+    assert [e.kind for e in out.edits] == ["delete"] and "Acme Corp" in out.edits[0].reason
+    # the same sentence found supported is never deleted, whatever the triplets say
+    kept = correct(answer, [claim("Acme Corp built it in 1887.", "supported")], [TOWER], table)
+    assert kept.text == answer and kept.edits == []
+
+
+def test_a_wrong_object_is_replaced_by_the_documents_when_the_model_agrees() -> None:
+    answer = "The Eiffel Tower was completed in 1887."
+    table = {answer: [("Eiffel Tower", "completed in", "1887")], TOWER: [("Eiffel Tower", "completed in", "1889")]}
+    out = correct(answer, [claim(answer, "unsupported")], [TOWER], table, {TOWER: (0.9, 0.0)})
+    assert out.text == "The Eiffel Tower was completed in 1889."
+    (edit,) = out.edits
+    assert (edit.kind, edit.old, edit.new) == ("replace", "1887", "1889")
+    assert edit.evidence is not None and edit.evidence.text == TOWER and edit.evidence.p_entail > 0.8
+    # the model does not find the corrected sentence supported: no replacement
+    assert correct(answer, [claim(answer, "unsupported")], [TOWER], table, {TOWER: (0.1, 0.0)}).edits == []
+
+
+def test_a_contradicted_value_takes_the_sources_value() -> None:
+    row = "Net income | 2018: $ 5,363 | 2017: $ 4,869 | 2016: $ 5,058 (Millions)"
+    answer = "Net income was $5,363 million in 2017."
+    pool = EvidencePool.from_texts([row])
+    ev = pool.evidence([pool.sentences[0]], Scripted({}).score([row], answer)[0], 0.0, "nli-objective")
+    out = correct(answer, [claim(answer, "contradicted", [ev])], [row], {})
+    assert out.text == "Net income was $4,869 million in 2017."
+    assert out.edits[0].evidence is not None and out.edits[0].evidence.text == row
+
+
+def test_a_triplet_closing_a_cycle_is_pruned_with_its_unsupported_sentence() -> None:
+    answer = "Oray is in China. China hosts Oray."
+    context = ["Oray is a registrar in China.", "China hosts Oray and HiChina."]
+    table = {"Oray is in China.": [("Oray", "is in", "China")], "China hosts Oray.": [("China", "hosts", "Oray")]}
+    out = correct(answer, [claim("Oray is in China.", "unsupported"), claim("China hosts Oray.", "unsupported")],
+                  context, table)
+    assert out.text == "Oray is in China."
+    assert out.edits[0].reason == "what it states is already stated by the rest of the answer"
