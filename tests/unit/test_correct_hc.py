@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gechat.correct.hc import HallucinationCorrector
-from gechat.correct.triplets import Triplet
+from gechat.correct.triplets import NameList, Triplet
 from gechat.evidence.base import EvidencePool
 from gechat.models.embed import HashingEmbedder
 from gechat.types import Answer, Claim, Evidence, Verdict
@@ -25,10 +25,16 @@ def triplets_of(table: dict[str, list[tuple[str, str, str]]]):  # type: ignore[n
                 si, oi = text.index(s), text.index(o)
                 items = [w for w in ("GoDaddy", "Oray") if w in text and o in ("GoDaddy", "Oray")]
                 conj = tuple((text.index(w), text.index(w) + len(w)) for w in items)
-                out.append(Triplet(s, r, o, k, (si, si + len(s)), (oi, oi + len(o)), conj if len(conj) > 1 else ()))
+                out.append(Triplet(s, r, o, k, (si, si + len(s)), (oi, oi + len(o)), conj if len(conj) > 1 else (),
+                                   subject_named=s[:1].isupper(), object_named=o[:1].isupper() or o.isdigit()))
         return out
 
     return extract
+
+
+def lists_of(texts: Sequence[str]) -> list[NameList]:
+    return [NameList(k, tuple((t.index(w), t.index(w) + len(w)) for w in ("GoDaddy", "Oray")), (True, True))
+            for k, t in enumerate(texts) if "GoDaddy and Oray" in t]
 
 
 def names_in(texts: Sequence[str]) -> list[str]:
@@ -44,7 +50,7 @@ def claim(text: str, verdict: Verdict, evidence: list[Evidence] | None = None) -
 def correct(answer: str, claims: list[Claim], context: list[str],
             table: dict[str, list[tuple[str, str, str]]], scores: dict[str, tuple[float, float]] | None = None):  # type: ignore[no-untyped-def]
     hc = HallucinationCorrector(HashingEmbedder(), Scripted(scores or {}), 0.5, extract=triplets_of(table),
-                                name=names_in)
+                                name=names_in, lists=lists_of)
     pool = EvidencePool.from_texts(context)
     return hc.correct(Answer(question="q", text=answer, thoughts=[], claims=claims), pool)
 
@@ -58,7 +64,7 @@ def test_the_papers_example_an_unknown_item_of_a_list_is_removed() -> None:
     assert out.text == "Domain registrars in China include Oray."
     (edit,) = out.edits
     assert (edit.kind, edit.old) == ("delete", "GoDaddy and ")
-    assert edit.reason == "'GoDaddy' is not named in the documents retrieved"
+    assert edit.reason == "'GoDaddy' is not in the documents retrieved"
     assert out.eliminated == ["GoDaddy"] and out.eliminated_share == 1 / 3  # of Oray, GoDaddy, China
 
 
@@ -82,8 +88,10 @@ def test_a_wrong_object_is_replaced_by_the_documents_when_the_model_agrees() -> 
     (edit,) = out.edits
     assert (edit.kind, edit.old, edit.new) == ("replace", "1887", "1889")
     assert edit.evidence is not None and edit.evidence.text == TOWER and edit.evidence.p_entail > 0.8
-    # the model does not find the corrected sentence supported: no replacement
-    assert correct(answer, [claim(answer, "unsupported")], [TOWER], table, {TOWER: (0.1, 0.0)}).edits == []
+    # the model does not find the corrected sentence supported: no replacement; the year the
+    # sources never state goes with its sentence
+    out = correct(answer, [claim(answer, "unsupported")], [TOWER], table, {TOWER: (0.1, 0.0)})
+    assert [(e.kind, e.reason) for e in out.edits] == [("delete", "'1887' is not in the documents retrieved")]
 
 
 def test_a_contradicted_value_takes_the_sources_value() -> None:

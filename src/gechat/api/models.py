@@ -130,9 +130,9 @@ class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
     retriever: str | None = Field(default=None, description="default: the server's setting",
                                   json_schema_extra={"enum": [*RETRIEVERS.names(), None]})
-    correct: bool | None = Field(default=None, strict=True, description="Also correct the answer (hallucination correction): "
-                                 "the Answer's `corrected` holds the text and every edit; default: the server's "
-                                 "setting")
+    correct: bool | None = Field(default=None, strict=True, description=(
+        "Also correct the answer (hallucination correction): the Answer's `corrected` holds the text and every "
+        "edit; default: the server's setting"))
 
 
 class Prepared(BaseModel):

@@ -27,14 +27,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from gechat.correct.triplets import Triplet, fast_triplets, names
+from gechat.correct.triplets import NameList, Triplet, entities, fast_triplets, name_lists, names
 from gechat.documents.sentences import split_spans
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.values import agree, comparable, narrow, quantities, stated, years
 from gechat.graph.base import normalise
 from gechat.graph.resolve import is_alias
-from gechat.lexical import number_keys
+from gechat.lexical import number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.store.vectors import VectorIndex
@@ -72,9 +73,11 @@ class HallucinationCorrector:
 
     def __init__(self, embedder: Embedder, scorer: EntailmentScorer, supported: float, *,
                  threshold: float = THRESHOLD, ann_threshold: int = 20_000, extract: Extract = fast_triplets,
-                 name: Callable[[Sequence[str]], list[str]] = names) -> None:
+                 name: Callable[[Sequence[str]], list[str]] = names,
+                 lists: Callable[[Sequence[str]], list[NameList]] = name_lists) -> None:
         self.embedder, self.scorer, self.supported = embedder, scorer, supported
         self.threshold, self.ann_threshold, self.extract, self.names = threshold, ann_threshold, extract, name
+        self.lists = lists
 
     def correct(self, answer: Answer, pool: EvidencePool) -> Correction:
         text = answer.text
@@ -82,7 +85,8 @@ class HallucinationCorrector:
         context = [s.text for s in pool.sentences]
         big = self.extract(context)
         known = self._known(context, big)
-        mine = self.extract([text[a:b] for a, b in spans])
+        sentences = [text[a:b] for a, b in spans]
+        mine, coordinated = self.extract(sentences), self.lists(sentences)
         edits: list[Edit] = []
         kept: list[tuple[Triplet, float]] = []
         for k, (a, b) in enumerate(spans):
@@ -90,7 +94,8 @@ class HallucinationCorrector:
             if claim is not None and claim.verdict in ("supported", "no fact"):
                 kept += [(t, 1.0) for t in mine if t.source == k]
                 continue
-            found = self._sentence(k, a, b, text, claim, [t for t in mine if t.source == k], big, pool, known)
+            found = self._sentence(a, b, text, claim, [t for t in mine if t.source == k],
+                                   [n for n in coordinated if n.source == k], big, pool, known, answer.question)
             edits += found[0]
             kept += found[1]
         edits += _pruned(kept, mine, spans, text, answer, {e.start for e in edits})
@@ -110,38 +115,77 @@ class HallucinationCorrector:
             index = VectorIndex(np.arange(len(listed), dtype=np.int64), vecs, self.ann_threshold, None)
         return _Known(keys, index, self.embedder, self.threshold)
 
-    def _sentence(self, k: int, a: int, b: int, text: str, claim: Claim | None, triplets: list[Triplet],
-                  big: list[Triplet], pool: EvidencePool,
-                  known: _Known) -> tuple[list[Edit], list[tuple[Triplet, float]]]:
+    def _sentence(self, a: int, b: int, text: str, claim: Claim | None, triplets: list[Triplet],
+                  lists: list[NameList], big: list[Triplet], pool: EvidencePool, known: _Known,
+                  question: str) -> tuple[list[Edit], list[tuple[Triplet, float]]]:
         if claim is not None and claim.verdict == "contradicted":
             value = _value_edit(claim, a, text[a:b])
             if value is not None:
                 return [value], []
+        if claim is not None and claim.evidence:
+            swap = self._swap(claim, a, text[a:b], question)
+            if swap is not None:
+                return [swap], []
         edits: list[Edit] = []
         verified: list[tuple[Triplet, float]] = []
-        unknown_subject: list[Triplet] = []
+        unknown: list[tuple[Triplet, str]] = []  # a name the sources never state, and the triplet
+        # items of a list the sources never name, where they name others of it ("GoDaddy and Oray")
+        for items in lists:
+            edits += _drop_items(items, a, text, known)
+        dropped = {e.start for e in edits}
         for t in triplets:
             if not known.has(t.subject):
-                unknown_subject.append(t)
-                continue
-            replaced = self._replacement(t, a, text, big, pool)
+                if t.subject_named:
+                    unknown.append((t, t.subject))
+                continue  # "the company" may be worded otherwise in the sources
+            replaced = self._replacement(t, a, text, big, pool, question)
             if replaced is not None:
                 edits.append(replaced[0])
                 verified.append((t, replaced[1]))
             elif known.has(t.object) or _stated(t.object, pool):
                 verified.append((t, 0.5))
-            elif t.conjuncts:
-                edits.append(_drop_conjunct(t, a, text))
-        if unknown_subject and not verified:
-            t = unknown_subject[0]
+            elif t.object_named and (a + t.object_span[0]) not in dropped:
+                unknown.append((t, t.object))
+        if unknown and not verified and not edits:
+            t, name = unknown[0]
             return [Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], triplet=t.parts(),
-                         reason=f"'{t.subject}' is not named in the documents retrieved")], []
-        if not verified:  # nothing checkable and nothing to remove: left as it is
-            return [e for e in edits if e.kind == "replace"], []
+                         reason=f"'{name}' is not in the documents retrieved")], []
         return edits, verified
 
-    def _replacement(self, t: Triplet, a: int, text: str, big: list[Triplet],
-                     pool: EvidencePool) -> tuple[Edit, float] | None:
+    def _supports(self, source: str, fixed: str, question: str) -> npt.NDArray[np.float32] | None:
+        """The model's reading of ``source`` against the corrected sentence, when it supports
+        it as the evidence stage would: entailed, and every name and number of it held by the
+        source (or the question)."""
+        if uncovered(fixed, source, given=question):
+            return None
+        p = np.asarray(self.scorer.score([source], fixed), dtype=np.float32)[0]
+        return p if float(p[ENTAILMENT]) >= self.supported else None
+
+    def _swap(self, claim: Claim, a: int, sentence: str, question: str) -> Edit | None:
+        """The one name (or date) of the sentence its closest source sentence lacks, put in
+        place of the one name of that kind the source has and the sentence lacks ("Attorney
+        General of Wyoming" where the source says "of Nevada"), when the model then finds the
+        sentence supported by the source."""
+        evidence = claim.evidence[0]
+        ours, theirs = entities(sentence), entities(evidence.text)
+        for label in {lab for _, lab, _ in ours}:
+            have = {normalise(t) for t, lab, _ in theirs if lab == label}
+            mine = [(t, at) for t, lab, at in ours if lab == label and normalise(t) not in have]
+            said = {normalise(t) for t, _, _ in ours}
+            new = {normalise(t): t for t, lab, _ in theirs if lab == label and normalise(t) not in said}
+            if len(mine) != 1 or len(new) != 1:
+                continue
+            (old, at), (value,) = mine[0], new.values()
+            fixed = sentence[:at] + value + sentence[at + len(old):]
+            p = self._supports(evidence.text, fixed, question)
+            if p is not None:
+                return Edit(kind="replace", start=a + at, end=a + at + len(old), old=old, new=value, triplet=[],
+                            reason=f"the source names {value} where the answer names {old}",
+                            evidence=evidence.model_copy(update={"p_entail": float(p[ENTAILMENT])}))
+        return None
+
+    def _replacement(self, t: Triplet, a: int, text: str, big: list[Triplet], pool: EvidencePool,
+                     question: str) -> tuple[Edit, float] | None:
         """G's object for the triplet's subject and relation, when G states another one and
         the sentence with it is entailed by G's sentence."""
         said = [g for g in big if g.key == t.key and _same_thing(g.subject, t.subject)]
@@ -155,8 +199,8 @@ class HallucinationCorrector:
         sent_start, sent_end = _sentence_bounds(text, start)
         fixed = text[sent_start:start] + g.object + text[end:sent_end]
         source = pool.sentences[g.source]
-        p = np.asarray(self.scorer.score([source.text], fixed), dtype=np.float32)[0]
-        if float(p[ENTAILMENT]) < self.supported:
+        p = self._supports(source.text, fixed, question)
+        if p is None:
             return None
         evidence = pool.evidence([source], p, float(p[ENTAILMENT]), "hc")
         return Edit(kind="replace", start=start, end=end, old=text[start:end], new=g.object, triplet=t.parts(),
@@ -203,16 +247,21 @@ def _same_thing(a: str, b: str) -> bool:
     return ka == kb or is_alias(ka, kb, 0.0, 1.0)
 
 
-def _drop_conjunct(t: Triplet, a: int, text: str) -> Edit:
-    """The object from its coordinated list, with the comma or "and" that joined it."""
-    spans = list(t.conjuncts)
-    i = spans.index(t.object_span)
-    if i + 1 < len(spans):
-        start, end = t.object_span[0], spans[i + 1][0]
-    else:
-        start, end = spans[i - 1][1], t.object_span[1]
-    return Edit(kind="delete", start=a + start, end=a + end, old=text[a + start:a + end], triplet=t.parts(),
-                reason=f"'{t.object}' is not named in the documents retrieved")
+def _drop_items(items: NameList, a: int, text: str, known: _Known) -> list[Edit]:
+    """Each name of a list the sources never state, with the comma or "and" that joined it,
+    when they state another item of the list; no edit when they state none of it."""
+    spans = list(items.items)
+    stated = [known.has(text[a + s:a + e]) for s, e in spans]
+    if not any(stated):
+        return []
+    out = []
+    for i, ((s, e), ok, named) in enumerate(zip(spans, stated, items.named, strict=True)):
+        if ok or not named:
+            continue
+        start, end = (s, spans[i + 1][0]) if i + 1 < len(spans) else (spans[i - 1][1], e)
+        out.append(Edit(kind="delete", start=a + start, end=a + end, old=text[a + start:a + end],
+                        reason=f"'{text[a + s:a + e]}' is not in the documents retrieved"))
+    return out
 
 
 def _pruned(kept: list[tuple[Triplet, float]], mine: list[Triplet], spans: list[tuple[int, int]], text: str,

@@ -31,6 +31,10 @@ class Triplet:
     subject_span: Span  # offsets in that text
     object_span: Span
     conjuncts: tuple[Span, ...] = ()  # the object's coordinated list, its own span among them
+    # a name (a proper noun or a named entity), not a common noun: only a name the sources
+    # never state is a sign of invention ("the company" may be worded otherwise)
+    subject_named: bool = True
+    object_named: bool = True
 
     @property
     def key(self) -> str:
@@ -60,8 +64,13 @@ def fast_triplets(texts: Sequence[str]) -> list[Triplet]:
                         spans = tuple(phrases.get(t.i, (t.idx, t.idx + len(t))) for t in conj)
                         relation = f"{verb.text.lower()} {prep}".strip()
                         out.append(Triplet(doc.text[s[0]:s[1]], relation, doc.text[o[0]:o[1]], k, s, o,
-                                           spans if len(spans) > 1 else ()))
+                                           spans if len(spans) > 1 else (), _named(doc, s), _named(doc, o)))
     return out
+
+
+def _named(doc: Any, span: Span) -> bool:
+    """Whether the words at ``span`` are a name: a proper noun or part of a named entity."""
+    return any(t.pos_ == "PROPN" or t.ent_type_ for t in doc if span[0] <= t.idx < span[1])
 
 
 def _phrases(doc: Any) -> dict[int, Span]:
@@ -101,6 +110,35 @@ def _coordinated(head: Any) -> list[tuple[Any, list[Any]]]:
     return [(m, members) for m in members]
 
 
+@dataclass(frozen=True)
+class NameList:
+    """Names coordinated in one text ("GoDaddy and Oray"): each item's span and whether it is a name."""
+
+    source: int
+    items: tuple[Span, ...]
+    named: tuple[bool, ...]
+
+
+def name_lists(texts: Sequence[str]) -> list[NameList]:
+    """The coordinated lists of two or more items in each text, whatever role they play."""
+    nlp = load_spacy()
+    out = []
+    for k, doc in enumerate(nlp.pipe(list(texts), batch_size=64)):
+        phrases = _phrases(doc)
+        for head in doc:
+            if head.dep_ == "conj" or not any(c.dep_ == "conj" for c in head.children):
+                continue
+            members = [m for m, _ in _coordinated(head)]
+            spans = tuple(phrases.get(t.i, (t.idx, t.idx + len(t))) for t in members)
+            out.append(NameList(k, spans, tuple(_named(doc, sp) for sp in spans)))
+    return out
+
+
+def entities(text: str) -> list[tuple[str, str, int]]:
+    """The named things and dates of ``text``: (as written, spaCy's label, offset)."""
+    return [(e.text, e.label_, e.start_char) for e in load_spacy()(text).ents]
+
+
 def names(texts: Sequence[str]) -> list[str]:
     """The things ``texts`` name (entities and noun phrases), each once by its key."""
     nlp = load_spacy()
@@ -115,4 +153,4 @@ def names(texts: Sequence[str]) -> list[str]:
     return list(seen.values())
 
 
-__all__ = ["Triplet", "fast_triplets", "names"]
+__all__ = ["NameList", "Triplet", "entities", "fast_triplets", "name_lists", "names"]
