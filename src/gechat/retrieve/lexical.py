@@ -50,34 +50,46 @@ class LexicalRetriever:
         return hits
 
 
-class FusedRetriever:
-    name = "fused"
+class _TwoRankings:
+    """A retriever that ranks chunks and sentences alike from the vector and word rankings."""
 
-    def __init__(self, store: DocumentStore, embedder: Embedder, depth: int = 30) -> None:
-        self.store, self.embedder, self.depth = store, embedder, depth
+    def __init__(self, store: DocumentStore, embedder: Embedder) -> None:
+        self.store, self.embedder = store, embedder
 
-    def _fused(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
-        depth = max(self.depth, k)
-        q = self.embedder.embed([question])[0]
-        return rrf(self.store.search(kind, q, depth), self.store.lexical_search(kind, question, depth))[:k]
+    def rank(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
+        raise NotImplementedError
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:
-        return hits_for(self.store, self._fused("chunk", question, k))
+        return hits_for(self.store, self.rank("chunk", question, k))
 
     def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
-        return self._fused("sentence", question, k)
+        return self.rank("sentence", question, k)
 
     def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
         return hits
 
 
-class MixedRetriever:
+class FusedRetriever(_TwoRankings):
+    name = "fused"
+
+    def __init__(self, store: DocumentStore, embedder: Embedder, depth: int = 30) -> None:
+        super().__init__(store, embedder)
+        self.depth = depth
+
+    def rank(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
+        depth = max(self.depth, k)
+        q = self.embedder.embed([question])[0]
+        return rrf(self.store.search(kind, q, depth), self.store.lexical_search(kind, question, depth))[:k]
+
+
+class MixedRetriever(_TwoRankings):
     name = "mixed"
 
     def __init__(self, store: DocumentStore, embedder: Embedder, lexical_share: float = 1 / 3) -> None:
-        self.store, self.embedder, self.share = store, embedder, lexical_share
+        super().__init__(store, embedder)
+        self.share = lexical_share
 
-    def _mixed(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
+    def rank(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
         words = min(k - 1, round(k * self.share)) if k > 1 else 0
         q = self.embedder.embed([question])[0]
         meaning = self.store.search(kind, q, k)
@@ -89,12 +101,3 @@ class MixedRetriever:
         ranked = out + extra + rest
         # scores in rank order: a cosine and a BM25 score are on no common scale
         return [(i, 1.0 / (rank + 1)) for rank, (i, _) in enumerate(ranked[:k])]
-
-    def retrieve(self, question: str, k: int) -> list[ChunkHit]:
-        return hits_for(self.store, self._mixed("chunk", question, k))
-
-    def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
-        return self._mixed("sentence", question, k)
-
-    def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
-        return hits
