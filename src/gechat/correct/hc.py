@@ -84,7 +84,7 @@ class HallucinationCorrector:
         spans = split_spans(text, 0, len(text))
         context = [s.text for s in pool.sentences]
         big = self.extract(context)
-        known = self._known(context, big)
+        known = self._known([*context, answer.question], big)  # the asker's own names are no invention
         sentences = [text[a:b] for a, b in spans]
         mine, coordinated = self.extract(sentences), self.lists(sentences)
         edits: list[Edit] = []
@@ -98,7 +98,7 @@ class HallucinationCorrector:
                                    [n for n in coordinated if n.source == k], big, pool, known, answer.question)
             edits += found[0]
             kept += found[1]
-        edits += _pruned(kept, mine, spans, text, answer, {e.start for e in edits})
+        edits += _pruned(kept, spans, text, answer, {e.start for e in edits})
         corrected = _apply(text, edits)
         before = self.names([text]) if text.strip() else []
         after = {normalise(n) for n in self.names([corrected])} if corrected.strip() else set()
@@ -264,8 +264,8 @@ def _drop_items(items: NameList, a: int, text: str, known: _Known) -> list[Edit]
     return out
 
 
-def _pruned(kept: list[tuple[Triplet, float]], mine: list[Triplet], spans: list[tuple[int, int]], text: str,
-            answer: Answer, edited: set[int]) -> list[Edit]:
+def _pruned(kept: list[tuple[Triplet, float]], spans: list[tuple[int, int]], text: str, answer: Answer,
+            edited: set[int]) -> list[Edit]:
     """Kruskal over the verified triplets, strongest support first: a triplet closing a cycle
     is redundant; a sentence left with no triplet and no supported claim goes."""
     parent: dict[str, str] = {}
