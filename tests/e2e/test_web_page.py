@@ -216,3 +216,18 @@ def test_a_claim_of_several_facts_shows_each_fact_with_its_own_verdict(tmp_path:
         assert facts.nth(1).get_attribute("data-verdict") != "supported"
         facts.nth(0).click()
         page.wait_for_selector("#evidence-list button.evidence")
+
+
+def test_a_corrected_answer_is_a_tracked_change_whose_new_value_shows_its_evidence(tmp_path: Path) -> None:
+    with text_doc_page(tmp_path) as (page, llm):
+        llm._responder = lambda messages: "Answer: The Eiffel Tower was completed in 1925 for the World's Fair."
+        page.check("#correct")
+        page.fill("#question", QUESTION)
+        page.press("#question", "Enter")
+        page.wait_for_selector("#corrected:not([hidden]) button.edit")
+        assert page.locator("#corrected del").inner_text() == "1925"
+        new = page.locator("#corrected button.edit")
+        assert new.inner_text() == "1889" and "1889" in (new.get_attribute("title") or "")
+        new.click()  # the replacement's source, marked on the document by its offsets
+        page.wait_for_selector(".text-doc mark.hl")
+        assert "1889" in " ".join(page.locator(".text-doc mark.hl").all_inner_texts())
