@@ -270,3 +270,33 @@ def test_bench_questions_runs_on_your_documents_and_refuses_a_bad_file(tmp_path:
     assert "documents_e2e_answer_accuracy" in p.stdout
     q.write_text('{"question": "x", "answer": "y"}\n')
     assert_clean_error(run("bench", "--questions", str(q)), "no document")
+
+
+def test_ask_correct_prints_the_corrected_answer(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text("The Eiffel Tower is in Paris. It was completed in 1889.\n")
+    ws = str(tmp_path / "ws")
+    assert run("add", str(f), "-w", ws).returncode == 0
+    p = run("ask", "When was the tower completed?", "-w", ws, "--correct")
+    assert p.returncode == 0, p.stderr
+    assert "Corrected answer" in p.stdout and "nothing to correct" in p.stdout  # the fake answer is supported
+    ans = json.loads(run("ask", "When was the tower completed?", "-w", ws, "--json", "--correct").stdout)
+    assert ans["corrected"]["text"] == ans["text"] and ans["corrected"]["edits"] == []
+    assert json.loads(run("ask", "When was the tower completed?", "-w", ws, "--json").stdout)["corrected"] is None
+
+
+def test_a_correction_prints_as_a_tracked_change() -> None:
+    from gechat.cli_common import out, print_correction
+    from gechat.types import Answer, Correction, Edit
+
+    text = "The tower was completed in 1887. Acme built it."
+    fix = Correction(text="The tower was completed in 1889.", entities=["Acme"], eliminated=["Acme"], edits=[
+        Edit(kind="replace", start=27, end=31, old="1887", new="1889", reason="the source names 1889"),
+        Edit(kind="delete", start=33, end=47, old="Acme built it.", reason="'Acme' is not in the documents")])
+    with out.capture() as shown:
+        print_correction(Answer(question="q", text=text, thoughts=[], claims=[], corrected=fix))
+    lines = " ".join(shown.get().split())
+    assert "The tower was completed in 1887 1889." in lines  # old struck through, new beside it
+    assert "replaced '1887' with '1889': the source names 1889" in lines
+    assert "deleted 'Acme built it.': 'Acme' is not in the documents" in lines
+    assert "1 of 1 named things taken out: Acme" in lines
