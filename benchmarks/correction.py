@@ -112,7 +112,7 @@ def main() -> None:
         dev = rows(args.dev)
         results = {th: run.score(dev, th, f"dev, threshold {th}") for th in THRESHOLDS}
         ok = [th for th, r in results.items() if r["halueval_right_unharmed_rate"] >= 0.95] or list(results)
-        chosen = max(ok, key=lambda th: (results[th]["halueval_fixed_rate"], -abs(th - 0.85)))
+        chosen = max(ok, key=lambda th: (results[th]["halueval_fixed_rate"], -abs(th - run.settings.correct_threshold)))
         dev_lines = ["## Dev rows (threshold chosen here)", "",
                      "| threshold | fixed | right unharmed | eliminated entity share |", "|---|---|---|---|"]
         dev_lines += [f"| {th} | {r['halueval_fixed_rate']:.3f} | {r['halueval_right_unharmed_rate']:.3f} | "

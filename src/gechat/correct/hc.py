@@ -42,7 +42,7 @@ from gechat.store.vectors import VectorIndex
 from gechat.types import Answer, Claim, Correction, Edit
 
 Extract = Callable[[Sequence[str]], list[Triplet]]
-THRESHOLD = 0.85  # cosine at which two names are one thing (with the resolver's rules)
+THRESHOLD = 0.9  # cosine at which two names are one thing (with the resolver's rules): Settings.correct_threshold
 _SPACES = re.compile(r"[ \t]{2,}")
 _CURRENCY_SPACE = re.compile(r"([$€£¥]) ")
 
