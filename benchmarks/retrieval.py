@@ -55,9 +55,10 @@ def evaluate(name: str, items: list[QAItem], settings: Settings, work: Path) -> 
         for strategy in STRATEGIES:
             retriever = RETRIEVERS.create(strategy, settings, store=ws.store, embedder=embedder)
             t = time.perf_counter()
-            ranked = [sid for sid, _ in retriever.rank_sentences(item.question, max(KS))]
+            retriever.rank_sentences(item.question, max(KS))
             row[f"seconds__{strategy}"] = time.perf_counter() - t
-            for k in KS:
+            for k in KS:  # asked for k each time: what a strategy puts in its first k places may depend on k
+                ranked = [sid for sid, _ in retriever.rank_sentences(item.question, k)]
                 row[f"recall{k}__{strategy}"] = len(set(ranked[:k]) & gold) / len(gold)
         rows.append(row)
         ws.close()
@@ -104,8 +105,8 @@ def financebench_pages(settings: Settings, work: Path) -> tuple[dict[str, object
         row: dict[str, object] = {"split": financebench_split(item)}
         for strategy in CHUNK_STRATEGIES:
             retriever = RETRIEVERS.create(strategy, settings, store=ws.store, embedder=embedder)
-            pages = [h.chunk.page for h in retriever.retrieve(item.question, max(CHUNK_KS))]
             for k in CHUNK_KS:
+                pages = [h.chunk.page for h in retriever.retrieve(item.question, k)]
                 row[f"hit{k}__{strategy}"] = float(bool(set(pages[:k]) & gold))
         rows.append(row)
         ws.close()
@@ -147,8 +148,8 @@ def dev_recall(settings: Settings, bench_work: Path, calibrate_work: Path) -> tu
             if gold:
                 for strategy in CHUNK_STRATEGIES:
                     r = RETRIEVERS.create(strategy, settings, store=ws.store, embedder=bench.embedder)
-                    ranked = [i for i, _ in r.rank_sentences(item.question, max(KS))]
                     for k in KS:
+                        ranked = [i for i, _ in r.rank_sentences(item.question, k)]
                         rec[(strategy, k)].append(len(set(ranked[:k]) & gold) / len(gold))
             ws.close()
         cells = []
