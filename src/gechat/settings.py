@@ -87,10 +87,11 @@ class Settings(BaseSettings):
     graph_max_nodes: int = 60
     graph_decay: float = 0.5
 
-    # retrieval: vector, bm25, fused (vector + bm25), graph or hybrid (vector + graph). fused
-    # found more gold sentences on dev questions (HotpotQA recall@10 0.678 -> 0.800) and as
-    # many FinanceBench gold pages at 3, but put the demo PDF's answer ("more than 280M nodes",
-    # in the abstract) fourth, below chunks that say "nodes" more often: vector stays
+    # retrieval: vector, bm25, fused (vector + bm25), mixed, graph or hybrid (vector + graph).
+    # fused found more gold sentences on dev questions (HotpotQA recall@10 0.678 -> 0.800) but
+    # put the demo PDF's answer ("more than 280M nodes") fourth; mixed keeps it first and finds
+    # 0.843, but on the FinanceBench dev filings finds a gold page among 3 chunks for 0.263 of
+    # the questions against vector's 0.368 (docs/benchmarks.md): vector stays
     retriever: str = "vector"
     top_k_chunks: int = 3
     ann_threshold: int = 20_000
