@@ -114,3 +114,11 @@ def test_pdf_prose_with_numbers_is_not_a_table(tmp_path: Path) -> None:
     doc.save(str(path))
     text = load_document(path).text
     assert " | " not in text and "15,785." in text
+
+
+def test_row_label() -> None:
+    from gechat.documents.tables import row_label
+
+    assert row_label("Net revenue | FY2022: 17,606 | FY2021: 15,785 (in millions)") == "Net revenue"
+    assert row_label("Year | Revenue | Cost") is None  # a header row: no cell names its column
+    assert row_label("Plain prose, with a | in it.") is None

@@ -55,6 +55,13 @@ def is_amount(text: str) -> bool:
         any(c.isalpha() for c in w) and len(w) > 2 for w in words)
 
 
+def row_label(text: str) -> str | None:
+    """The label of a canonical table row ("Net income" of "Net income | 2018: $ 5,363"), or
+    None when ``text`` is not one."""
+    label, sep, rest = text.partition(SEPARATOR)
+    return label if sep and ": " in rest else None
+
+
 def compose(label: Sequence[Part[T]], cells: Sequence[tuple[str, Sequence[Part[T]]]],
             unit: str = "") -> list[Part[T]]:
     """One canonical row: ``label | header: value | ... (unit)``; the words of the label and
@@ -164,4 +171,4 @@ def _column_heads(rows: Sequence[Sequence[str]]) -> list[str]:
     return heads if any(heads[1:]) else []
 
 
-__all__ = ["SEPARATOR", "Part", "compose", "is_amount", "markdown_tables", "text_rows", "unit_of"]
+__all__ = ["SEPARATOR", "Part", "compose", "is_amount", "markdown_tables", "row_label", "text_rows", "unit_of"]
