@@ -121,11 +121,16 @@ ROW = "Net income | 2018: $ 5,363 | 2017: $ 4,869 | 2016: $ 5,058 (Millions)"
 def test_a_table_row_states_each_value_for_its_columns_period() -> None:
     from gechat.evidence.values import another_period, narrow, row_cells
 
-    assert row_cells(ROW) == [({"2018"}, "$ 5,363 million"), ({"2017"}, "$ 4,869 million"),
-                              ({"2016"}, "$ 5,058 million")]
+    assert [(c.head, c.periods, c.value) for c in row_cells(ROW)] == [
+        ("2018", {"2018"}, "$ 5,363 million"), ("2017", {"2017"}, "$ 4,869 million"),
+        ("2016", {"2016"}, "$ 5,058 million")]
     assert row_cells("Net sales were $32.8 billion.") == []
     eps = "Diluted earnings per share | 2018: $ 8.89 (Dollars in millions, except per share data)"
-    assert row_cells(eps) == [({"2018"}, "$ 8.89")]
+    assert [(c.periods, c.value) for c in row_cells(eps)] == [({"2018"}, "$ 8.89")]
+    # a column with no header keeps its place: the cells after it still line up with their parts
+    ragged = "Cost of sales | 14% | 2016: 23 % | 2015: 27%"
+    assert [(c.head, c.value) for c in row_cells(ragged)] == [("", "14%"), ("2016", "23 %"), ("2015", "27%")]
+    assert narrow(ragged, {"2015"}) == "Cost of sales | 14% | 2015: 27%"
     assert narrow(ROW, {"2017"}) == "Net income | 2017: $ 4,869 (Millions)"
     assert narrow(ROW, {"2015"}) == ROW and narrow("Plain text in 2017.", {"2017"}) == "Plain text in 2017."
     # 5,363 is the 2018 figure: no evidence for 2017, evidence for 2018

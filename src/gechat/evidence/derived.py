@@ -27,6 +27,7 @@ from typing import Literal
 
 import numpy as np
 
+from gechat.documents.tables import row_label
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, quantities, row_cells, years
@@ -123,14 +124,15 @@ def _operands(state: ClaimState, top: int, topic: frozenset[str]) -> list[Operan
         rows += 1
         if rows > top:
             break
-        label = text.split(" | ", 1)[0]
+        label = row_label(text) or ""
         if not content_keys(label) & topic:
             continue
-        heads = [part.partition(": ")[0] for part in text.split(" | ")[1:] if ": " in part]
-        for (periods, value), head in zip(cells, heads, strict=False):
-            for q in quantities(value):
+        for cell in cells:
+            if not cell.head:  # a column with no header: which period it is stays unknown
+                continue
+            for q in quantities(cell.value):
                 if q.kind in ("money", "number", "percent"):
-                    out.append(Operand(int(i), label, head, periods, q))
+                    out.append(Operand(int(i), label, cell.head, cell.periods, q))
     return out
 
 

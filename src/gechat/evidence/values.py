@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
-from gechat.documents.tables import SEPARATOR
+from gechat.documents.tables import SEPARATOR, row_label
 from gechat.lexical import number_keys
 
 Kind = Literal["money", "percent", "number", "year"]
@@ -161,7 +161,7 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
 def stated(text: str) -> tuple[Quantity, ...]:
     """The values ``text`` states; a table row's in the unit its table gives them."""
     cells = row_cells(text)
-    return tuple(q for _, value in cells for q in quantities(value)) if cells else quantities(text)
+    return tuple(q for c in cells for q in quantities(c.value)) if cells else quantities(text)
 
 
 def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
@@ -183,23 +183,28 @@ def years(text: str) -> frozenset[str]:
 _UNIT_SCALE = re.compile(r"(?i)\b(thousand|million|billion)s?\b")
 
 
-def row_cells(text: str) -> list[tuple[frozenset[str], str]]:
-    """A table row's cells as (years of the column header, the cell's text), when ``text``
-    is a canonical table row ("Net income | 2018: $ 5,363 | 2017: $ 4,869 (Millions)",
-    ``gechat.documents.tables``); [] for any other text. The table's unit is written into
-    each cell ("$ 5,363 million"), except in a per-share row of a table "in millions, except
-    per share data"."""
-    parts = text.split(SEPARATOR)
+class Cell(NamedTuple):
+    head: str  # the column's header ("FY2022"; "" for a column with none)
+    periods: frozenset[str]  # the years the header names
+    value: str  # the cell's text, in the table's unit
+
+
+def row_cells(text: str) -> list[Cell]:
+    """Every cell of a canonical table row ("Net income | 2018: $ 5,363 | 2017: $ 4,869
+    (Millions)", ``gechat.documents.tables``), in order; [] for any other text. The table's
+    unit is written into each cell ("$ 5,363 million"), except in a per-share row of a table
+    "in millions, except per share data"."""
+    label = row_label(text)
+    if label is None:
+        return []
     unit = _row_unit(text)
     scale = _UNIT_SCALE.search(unit)
-    if scale and "except" in unit.lower() and "per share" in parts[0].lower():
+    if scale and "except" in unit.lower() and "per share" in label.lower():
         scale = None
     out = []
-    for part in parts[1:]:
-        head, sep, value = part.partition(": ")
-        if sep:
-            value = value.removesuffix(unit).rstrip()
-            out.append((years(head), f"{value} {scale.group(1).lower()}" if scale else value))
+    for part in text.removesuffix(unit).rstrip().split(SEPARATOR)[1:]:
+        head, _, value = part.partition(": ") if ": " in part else ("", "", part)
+        out.append(Cell(head, years(head), f"{value} {scale.group(1).lower()}" if scale else value))
     return out
 
 
@@ -216,11 +221,11 @@ def narrow(text: str, wanted: frozenset[str] | set[str]) -> str:
     period), with the table's unit: "Net income | 2017: $ 4,869 (Millions)" of the row above
     for 2017. Any other text, or a row with no cell of those periods, comes back whole."""
     cells = row_cells(text)
-    if not wanted or not any(ys & wanted for ys, _ in cells):
+    if not wanted or not any(c.periods & wanted for c in cells):
         return text
     unit = _row_unit(text)
     parts = text.removesuffix(unit).rstrip().split(SEPARATOR)
-    kept = [parts[0]] + [part for part, (ys, _) in zip(parts[1:], cells, strict=False) if not ys or ys & wanted]
+    kept = [parts[0]] + [part for part, c in zip(parts[1:], cells, strict=True) if not c.periods or c.periods & wanted]
     return SEPARATOR.join(kept) + (f" {unit}" if unit else "")
 
 
@@ -237,7 +242,7 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
         return frozenset()
     asked = number_keys(given)
     values = [q for q in quantities(claim if answer is None else answer) if q.kind != "year" and q.key not in asked]
-    cells = [ys for ys, value in row_cells(evidence) if any(agree(v, f) for v in values for f in quantities(value))]
+    cells = [c.periods for c in row_cells(evidence) if any(agree(v, f) for v in values for f in quantities(c.value))]
     if cells:  # a table row: the periods are those of the columns stating the value
         return wanted if all(ys and not ys & wanted for ys in cells) else frozenset()
     if wanted & named:
@@ -246,5 +251,5 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
     return wanted if any(agree(v, f) for v in values for f in found) else frozenset()
 
 
-__all__ = ["Quantity", "agree", "agreeing_keys", "another_period", "comparable", "narrow", "quantities", "row_cells",
-           "stated", "years"]
+__all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "narrow", "quantities",
+           "row_cells", "stated", "years"]
