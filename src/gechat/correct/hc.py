@@ -32,7 +32,7 @@ import numpy.typing as npt
 from gechat.correct.triplets import NameList, Triplet, entities, fast_triplets, name_lists, names
 from gechat.documents.sentences import split_spans
 from gechat.evidence.base import EvidencePool
-from gechat.evidence.values import agree, comparable, narrow, quantities, stated, years
+from gechat.evidence.values import agree, agreeing_keys, comparable, narrow, quantities, stated, years
 from gechat.graph.base import normalise
 from gechat.graph.resolve import is_alias
 from gechat.lexical import number_keys, uncovered
@@ -138,7 +138,7 @@ class HallucinationCorrector:
                 if t.subject_named:
                     unknown.append((t, t.subject))
                 continue  # "the company" may be worded otherwise in the sources
-            replaced = self._replacement(t, a, text, big, pool, question)
+            replaced = self._replacement(t, a, text[a:b], big, pool, question)
             if replaced is not None:
                 edits.append(replaced[0])
                 verified.append((t, replaced[1]))
@@ -184,7 +184,7 @@ class HallucinationCorrector:
                             evidence=evidence.model_copy(update={"p_entail": float(p[ENTAILMENT])}))
         return None
 
-    def _replacement(self, t: Triplet, a: int, text: str, big: list[Triplet], pool: EvidencePool,
+    def _replacement(self, t: Triplet, a: int, sentence: str, big: list[Triplet], pool: EvidencePool,
                      question: str) -> tuple[Edit, float] | None:
         """G's object for the triplet's subject and relation, when G states another one and
         the sentence with it is entailed by G's sentence."""
@@ -195,15 +195,14 @@ class HallucinationCorrector:
         if len(others) != 1:  # none, or several: no one object to put in its place
             return None
         g = next(iter(others.values()))
-        start, end = a + t.object_span[0], a + t.object_span[1]
-        sent_start, sent_end = _sentence_bounds(text, start)
-        fixed = text[sent_start:start] + g.object + text[end:sent_end]
+        o0, o1 = t.object_span  # in the sentence, which starts at ``a`` of the answer
+        fixed = sentence[:o0] + g.object + sentence[o1:]
         source = pool.sentences[g.source]
         p = self._supports(source.text, fixed, question)
         if p is None:
             return None
         evidence = pool.evidence([source], p, float(p[ENTAILMENT]), "hc")
-        return Edit(kind="replace", start=start, end=end, old=text[start:end], new=g.object, triplet=t.parts(),
+        return Edit(kind="replace", start=a + o0, end=a + o1, old=sentence[o0:o1], new=g.object, triplet=t.parts(),
                     reason=f"the documents state '{g.subject} {g.relation} {g.object}'", evidence=evidence), float(
             p[ENTAILMENT])
 
@@ -238,8 +237,7 @@ def _stated(value: str, pool: EvidencePool) -> bool:
     keys = number_keys(value)
     if not keys:
         return False
-    return any(keys <= number_keys(s.text) or any(agree(q, r) for q in quantities(value) for r in stated(s.text))
-               for s in pool.sentences)
+    return any(keys <= number_keys(s.text) or agreeing_keys(value, s.text) for s in pool.sentences)
 
 
 def _same_thing(a: str, b: str) -> bool:
@@ -291,13 +289,6 @@ def _pruned(kept: list[tuple[Triplet, float]], spans: list[tuple[int, int]], tex
             out.append(Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], triplet=own[0].parts(),
                             reason="what it states is already stated by the rest of the answer"))
     return out
-
-
-def _sentence_bounds(text: str, pos: int) -> tuple[int, int]:
-    for a, b in split_spans(text, 0, len(text)):
-        if a <= pos < b:
-            return a, b
-    return 0, len(text)
 
 
 def _after_space(text: str, end: int) -> int:
