@@ -273,14 +273,7 @@ class _TextBuilder:
             join_next = k in line_ends and k + 1 < n and _hyphen_break(text, flat[k + 1].text)
             if join_next:
                 text = _join_piece(text, flat[k + 1].text)
-            x0, y0, x1, y1 = word.x0, word.y0, word.x1, word.y1
-            if m is not None:
-                x0, y0, x1, y1 = _transform(m, x0, y0, x1, y1)
-            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
-                # Glyph boxes may poke past the page edge; boxes must stay on the page.
-                x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
-                y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
-            boxes.append(WordBox(pos, pos + len(text), number, x0, y0, x1, y1))
+            boxes.append(WordBox(pos, pos + len(text), number, *_shown(word, m, w, h)))
             parts.append(text)
             pos += len(text)
         self.pos = pos
@@ -293,14 +286,22 @@ class _TextBuilder:
         m, w, h = page.matrix, page.shown_width, page.shown_height
         for text, word in row:
             if word is not None:
-                x0, y0, x1, y1 = word.x0, word.y0, word.x1, word.y1
-                if m is not None:
-                    x0, y0, x1, y1 = _transform(m, x0, y0, x1, y1)
-                x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
-                y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
-                self.words.append(WordBox(self.pos, self.pos + len(text), number, x0, y0, x1, y1))
+                self.words.append(WordBox(self.pos, self.pos + len(text), number, *_shown(word, m, w, h)))
             self.add(text)
         self.blocks.append(Span(start=start, end=self.pos, page=number))
+
+
+def _shown(word: Word, m: tuple[float, float, float, float, float, float] | None, w: float,
+           h: float) -> tuple[float, float, float, float]:
+    """A word's box on the page as displayed (turned when the page is rotated), kept on it."""
+    x0, y0, x1, y1 = word.x0, word.y0, word.x1, word.y1
+    if m is not None:
+        x0, y0, x1, y1 = _transform(m, x0, y0, x1, y1)
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        # Glyph boxes may poke past the page edge; boxes must stay on the page.
+        x0, x1 = min(max(x0, 0.0), w), min(max(x1, 0.0), w)
+        y0, y1 = min(max(y0, 0.0), h), min(max(y1, 0.0), h)
+    return x0, y0, x1, y1
 
 
 def _transform(
