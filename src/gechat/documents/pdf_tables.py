@@ -16,16 +16,14 @@ and its text strategy splits words mid-way; its cell texts also came back out of
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
 from gechat.documents.pdf_layout import Row, Word
-from gechat.documents.tables import Part, compose, is_amount, unit_of
+from gechat.documents.tables import MARKER, Part, compose, is_amount, unit_of
 
 _CURRENCY = frozenset("$€£¥")
 _TRAILERS = frozenset(("%", ")", "%)"))
-_NEGATIVE = re.compile(r"\(\d{1,2}\)")  # "(19)": a footnote mark in prose, a negative in a value column
 MAX_HEADER_ROWS = 3
 MIN_DATA_ROWS = 2
 
@@ -171,7 +169,7 @@ def _same_columns(columns: list[_Column], earlier: list[_Column]) -> bool:
 def _figure(cells: list[_Cell], k: int) -> bool:
     """Whether the row's ``k``-th cell holds a figure; past the first cell "(19)" does."""
     text = cells[k].text
-    return is_amount(text) or (k > 0 and _NEGATIVE.fullmatch(text) is not None)
+    return is_amount(text) or (k > 0 and MARKER.fullmatch(text) is not None)
 
 
 def _data(cells: list[_Cell]) -> bool:

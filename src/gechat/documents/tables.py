@@ -36,7 +36,8 @@ _UNIT = re.compile(
 # a value a table states: an amount, a percentage, a count; years, dates and words are headers
 _AMOUNT = re.compile(r"[(\-–—$€£]*+\d[\d,]*+(?:\.\d++)?+[)%]*+")
 _YEARISH = re.compile(r"(?:19|20)\d\d")
-_MARKER = re.compile(r"\(\d{1,2}\)")  # "(1)": a footnote or list marker, not a value
+# "(1)": a footnote or list marker, not a value (in a table's value column, a small negative)
+MARKER = re.compile(r"\(\d{1,2}\)")
 
 
 def unit_of(text: str) -> str:
@@ -50,7 +51,7 @@ def unit_of(text: str) -> str:
 def is_amount(text: str) -> bool:
     """A cell that holds a figure (not a year, a date or words): a row with one is data."""
     words = text.split()
-    return any(_AMOUNT.fullmatch(w) and not _YEARISH.fullmatch(w.strip("()")) and not _MARKER.fullmatch(w)
+    return any(_AMOUNT.fullmatch(w) and not _YEARISH.fullmatch(w.strip("()")) and not MARKER.fullmatch(w)
                for w in words) and not any(
         any(c.isalpha() for c in w) and len(w) > 2 for w in words)
 
@@ -171,4 +172,5 @@ def _column_heads(rows: Sequence[Sequence[str]]) -> list[str]:
     return heads if any(heads[1:]) else []
 
 
-__all__ = ["SEPARATOR", "Part", "compose", "is_amount", "markdown_tables", "row_label", "text_rows", "unit_of"]
+__all__ = ["MARKER", "SEPARATOR", "Part", "compose", "is_amount", "markdown_tables", "row_label", "text_rows",
+           "unit_of"]
