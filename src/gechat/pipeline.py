@@ -277,8 +277,13 @@ class Workspace:
         return answerer.prefill(question, self.excerpts(question, hits), stop)
 
     def corrector(self, correct: bool | None = None) -> Corrector | None:
-        name = self.settings.correct if correct is None else (
-            (self.settings.correct if self.settings.correct != "none" else "hc") if correct else "none")
+        """The corrector ``Settings.correct`` names; ``correct`` True asks for one (``hc``
+        when the settings say ``none``), False for none."""
+        name = self.settings.correct
+        if correct is False:
+            name = "none"
+        elif correct and name == "none":
+            name = "hc"
         return CORRECTORS.create(name, self.settings, embedder=self.embedder, scorer=self.scorer)
 
     def ask_events(self, question: str, *, stream: bool = False, correct: bool | None = None) -> Iterator[AskEvent]:
