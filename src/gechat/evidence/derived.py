@@ -96,8 +96,8 @@ def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] 
         return None
     wanted = years(claim.text)
     operands = _operands(state, top, content_keys(words) - META)
-    direction = -1 if _DOWN.search(claim.text) and not _UP.search(claim.text) else (
-        1 if _UP.search(claim.text) and not _DOWN.search(claim.text) else 0)
+    # the way a change goes: 1 up, -1 down, 0 when the claim says neither (or both)
+    direction = bool(_UP.search(claim.text)) - bool(_DOWN.search(claim.text))
     for target in targets:
         for op in ops:
             for used, value, formula in _computations(op, operands, wanted, direction):
