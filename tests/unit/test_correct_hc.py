@@ -23,9 +23,7 @@ def triplets_of(table: dict[str, list[tuple[str, str, str]]]):  # type: ignore[n
         for k, text in enumerate(texts):
             for s, r, o in table.get(text, []):
                 si, oi = text.index(s), text.index(o)
-                items = [w for w in ("GoDaddy", "Oray") if w in text and o in ("GoDaddy", "Oray")]
-                conj = tuple((text.index(w), text.index(w) + len(w)) for w in items)
-                out.append(Triplet(s, r, o, k, (si, si + len(s)), (oi, oi + len(o)), conj if len(conj) > 1 else (),
+                out.append(Triplet(s, r, o, k, (si, si + len(s)), (oi, oi + len(o)),
                                    subject_named=s[:1].isupper(), object_named=o[:1].isupper() or o.isdigit()))
         return out
 

@@ -30,7 +30,6 @@ class Triplet:
     source: int  # which of the texts it came from
     subject_span: Span  # offsets in that text
     object_span: Span
-    conjuncts: tuple[Span, ...] = ()  # the object's coordinated list, its own span among them
     # a name (a proper noun or a named entity), not a common noun: only a name the sources
     # never state is a sign of invention ("the company" may be worded otherwise)
     subject_named: bool = True
@@ -55,17 +54,21 @@ def fast_triplets(texts: Sequence[str]) -> list[Triplet]:
         for verb in doc:
             if verb.pos_ not in ("VERB", "AUX"):
                 continue
-            subjects = [m for c in verb.children if c.dep_ in _SUBJECTS for m, _ in _coordinated(c)]
+            subjects = [m for c in verb.children if c.dep_ in _SUBJECTS for m in _coordinated(c)]
             for subj in subjects:
-                s = phrases.get(subj.i, (subj.idx, subj.idx + len(subj)))
+                s = _span(phrases, subj)
                 for obj, prep in _objects(verb):
-                    for o_tok, conj in _coordinated(obj):
-                        o = phrases.get(o_tok.i, (o_tok.idx, o_tok.idx + len(o_tok)))
-                        spans = tuple(phrases.get(t.i, (t.idx, t.idx + len(t))) for t in conj)
+                    for o_tok in _coordinated(obj):
+                        o = _span(phrases, o_tok)
                         relation = f"{verb.text.lower()} {prep}".strip()
                         out.append(Triplet(doc.text[s[0]:s[1]], relation, doc.text[o[0]:o[1]], k, s, o,
-                                           spans if len(spans) > 1 else (), _named(doc, s), _named(doc, o)))
+                                           _named(doc, s), _named(doc, o)))
     return out
+
+
+def _span(phrases: dict[int, Span], token: Any) -> Span:
+    """The token's phrase, or the token alone."""
+    return phrases.get(token.i, (token.idx, token.idx + len(token)))
 
 
 def _named(doc: Any, span: Span) -> bool:
@@ -96,8 +99,8 @@ def _objects(verb: Any) -> list[tuple[Any, str]]:
     return objs
 
 
-def _coordinated(head: Any) -> list[tuple[Any, list[Any]]]:
-    """``head`` and the tokens coordinated with it ("GoDaddy and Oray"), each with the list."""
+def _coordinated(head: Any) -> list[Any]:
+    """``head`` and the tokens coordinated with it ("GoDaddy and Oray"), in text order."""
     members = [head]
     stack = [head]
     while stack:
@@ -107,7 +110,7 @@ def _coordinated(head: Any) -> list[tuple[Any, list[Any]]]:
                 members.append(c)
                 stack.append(c)
     members.sort(key=lambda t: t.i)
-    return [(m, members) for m in members]
+    return members
 
 
 @dataclass(frozen=True)
@@ -128,8 +131,8 @@ def name_lists(texts: Sequence[str]) -> list[NameList]:
         for head in doc:
             if head.dep_ == "conj" or not any(c.dep_ == "conj" for c in head.children):
                 continue
-            members = [m for m, _ in _coordinated(head)]
-            spans = tuple(phrases.get(t.i, (t.idx, t.idx + len(t))) for t in members)
+            members = _coordinated(head)
+            spans = tuple(_span(phrases, t) for t in members)
             out.append(NameList(k, spans, tuple(_named(doc, sp) for sp in spans)))
     return out
 
