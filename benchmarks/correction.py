@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -37,6 +36,7 @@ from gechat.evidence import SELECTORS, EvidencePool, verdict_thresholds
 from gechat.models import EMBEDDERS, ENTAILERS
 from gechat.settings import Settings
 from gechat.types import Answer
+from nli import knowledge
 
 THRESHOLDS = (0.75, 0.8, 0.85, 0.9)
 
@@ -46,11 +46,6 @@ def rows(span: str) -> list[dict[str, str]]:
     with (DATA / "halueval" / "dataset_halueval_qa.jsonl").open() as f:
         out = [json.loads(line) for i, line in enumerate(f) if a <= i < b]
     return out
-
-
-def spaced(text: str) -> str:
-    """HaluEval joins its knowledge sentences with no space; a document would have one."""
-    return re.sub(r"([.!?])(?=[A-Z])", r"\1 ", text)
 
 
 def wrong_words(row: dict[str, str]) -> set[str]:
@@ -70,7 +65,7 @@ class Run:
     def answer(self, i: int, row: dict[str, str], key: str) -> tuple[Answer, EvidencePool]:
         """The answer with its claims grounded: once per row and answer, whatever the threshold."""
         if (i, key) not in self.grounded:
-            pool = EvidencePool.from_texts([spaced(row["knowledge"])])
+            pool = EvidencePool.from_texts([knowledge(row["knowledge"])])
             claims = make_claims(Draft(text=row[key], thoughts=[]), from_thoughts=False, question=row["question"])
             grounded = self.selector.select(claims, pool) if claims else []
             self.grounded[(i, key)] = (Answer(question=row["question"], text=row[key], thoughts=[], claims=grounded),
