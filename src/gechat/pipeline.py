@@ -284,7 +284,7 @@ class Workspace:
             name = "none"
         elif correct and name == "none":
             name = "hc"
-        return CORRECTORS.create(name, self.settings, embedder=self.embedder, scorer=self.scorer)
+        return CORRECTORS.create(name, self.settings, embedder=self.embedder, scorer=self.scorer, llm=self.llm)
 
     def ask_events(self, question: str, *, stream: bool = False, correct: bool | None = None) -> Iterator[AskEvent]:
         """The stages as they happen: Stage, the answer's text as Token deltas (one delta

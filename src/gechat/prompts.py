@@ -104,3 +104,26 @@ PROMPTS["atoms_system"] = (
 )
 PROMPTS["atoms_user"] = "Statement: {claim}"
 
+
+# --- hallucination correction (correct/llm_triplets.py): knowledge triplets of numbered sentences ---
+PROMPTS["triplets_system"] = (
+    "You list the facts that sentences state as triplets: subject, relation, object. Copy the "
+    "subject and the object word for word from the sentence (a name, a thing, a number or a date); "
+    "the relation is the verb with its preposition, as short as possible. Give every fact of "
+    "every sentence, with the number of its sentence. Reply with JSON only."
+)
+PROMPTS["triplets_user"] = "Sentences:\n{sentences}"
+PROMPTS["triplets_item"] = "{n}. {text}"
+
+# --- benchmarks only (benchmarks/correction_own.py): how grounded an answer is, 1 to 5 ---
+PROMPTS["groundedness_system"] = (
+    "You grade how well an answer is backed by document excerpts. Read the excerpts, then the "
+    "answer, and give one score: 5 every statement of the answer is stated by the excerpts; "
+    "4 nearly all of it, a minor detail is not; 3 about half of it; 2 most of it is not in "
+    "the excerpts; 1 none of it is, or the excerpts say otherwise. Judge only whether the "
+    "excerpts back the answer, not whether it is true or useful. Reply with JSON only."
+)
+PROMPTS["groundedness_user"] = (
+    "Excerpts:\n{context}\n\nAnswer: {answer}\n\n"
+    'Reply as {{"score": <1 to 5>}}.'
+)

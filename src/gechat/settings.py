@@ -165,6 +165,9 @@ class Settings(BaseSettings):
     # correct: after the evidence, "hc" edits the answer's unsupported parts (Trustful LLMs'
     # hallucination correction, gechat.correct.hc); "none" spends no time on it
     correct: str = "none"
+    # how HC reads knowledge triplets: "fast" (spaCy's parse, no LLM) or "llm" (the LLM, JSON-constrained;
+    # one call per few sentences)
+    correct_triplets: str = "fast"
     # cosine at which an answer's name is one the documents name (with the graph resolver's rules);
     # chosen on HaluEval-QA dev rows 0-199 (benchmarks/correction.py: 0.75-0.9 fixed 0.160-0.185,
     # all leaving the right answers whole)

@@ -97,8 +97,12 @@ def test_a_contradicted_value_takes_the_sources_value() -> None:
     answer = "Net income was $5,363 million in 2017."
     pool = EvidencePool.from_texts([row])
     ev = pool.evidence([pool.sentences[0]], Scripted({}).score([row], answer)[0], 0.0, "nli-objective")
-    out = correct(answer, [claim(answer, "contradicted", [ev])], [row], {})
+    out = correct(answer, [claim(answer, "contradicted", [ev])], [row], {}, {row: (0.9, 0.0)})
     assert out.text == "Net income was $4,869 million in 2017."
+    assert out.edits[0].evidence is not None and out.edits[0].evidence.text == row
+    # a value the model does not find supported once put in is no correction: the sentence goes
+    out = correct(answer, [claim(answer, "contradicted", [ev])], [row], {})
+    assert out.text == "" and [(e.kind, e.reason) for e in out.edits] == [("delete", "the documents state otherwise")]
     assert out.edits[0].evidence is not None and out.edits[0].evidence.text == row
 
 
@@ -110,3 +114,30 @@ def test_a_triplet_closing_a_cycle_is_pruned_with_its_unsupported_sentence() -> 
                   context, table)
     assert out.text == "Oray is in China."
     assert out.edits[0].reason == "what it states is already stated by the rest of the answer"
+
+
+def test_a_contradicted_sentence_with_no_value_to_take_goes_with_its_evidence() -> None:
+    answer = "The Eiffel Tower is in Paris. The Eiffel Tower was never completed."
+    pool = EvidencePool.from_texts([TOWER])
+    ev = pool.evidence([pool.sentences[0]], Scripted({}).score([TOWER], answer)[0], 0.0, "nli-objective")
+    out = correct(answer, [claim("The Eiffel Tower is in Paris.", "supported"),
+                           claim("The Eiffel Tower was never completed.", "contradicted", [ev])], [TOWER], {})
+    assert out.text == "The Eiffel Tower is in Paris."
+    (edit,) = out.edits
+    assert (edit.kind, edit.reason) == ("delete", "the documents state otherwise")
+    assert edit.evidence is not None and edit.evidence.text == TOWER
+
+
+def test_only_the_clause_with_an_unknown_name_goes_when_the_rest_is_verified() -> None:
+    answer = "The Eiffel Tower was completed in 1889 and was designed by Acme Corp."
+    table = {answer: [("The Eiffel Tower", "completed in", "1889")]}
+    out = correct(answer, [claim(answer, "unsupported")], [TOWER], table)
+    assert out.text == "The Eiffel Tower was completed in 1889."
+    (edit,) = out.edits
+    assert (edit.kind, edit.old, edit.reason) == ("delete", " and was designed by Acme Corp",
+                                                  "'Acme' is not in the documents retrieved")
+    # nothing of the sentence verified: all of it goes
+    out = correct(answer, [claim(answer, "unsupported")], [TOWER], {})
+    assert out.text == "" and out.edits[0].old == answer
+    # a sentence without a claim (no verdict) is left as it is
+    assert correct(answer, [], [TOWER], table).text == answer

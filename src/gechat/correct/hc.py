@@ -24,24 +24,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from gechat.correct.triplets import NameList, Triplet, entities, fast_triplets, name_lists, names
+from gechat.correct.triplets import Extract, NameList, Triplet, clause_span, entities, fast_triplets, name_lists, names
 from gechat.documents.sentences import split_spans
 from gechat.evidence.base import EvidencePool
 from gechat.evidence.values import agree, agreeing_keys, comparable, narrow, quantities, stated, years
 from gechat.graph.base import normalise
 from gechat.graph.resolve import is_alias
-from gechat.lexical import number_keys, uncovered
+from gechat.lexical import content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.store.vectors import VectorIndex
 from gechat.types import Answer, Claim, Correction, Edit
 
-Extract = Callable[[Sequence[str]], list[Triplet]]
 THRESHOLD = 0.9  # cosine at which two names are one thing (with the resolver's rules): Settings.correct_threshold
 _SPACES = re.compile(r"[ \t]{2,}")
 _CURRENCY_SPACE = re.compile(r"([$€£¥]) ")
@@ -82,16 +81,24 @@ class HallucinationCorrector:
     def correct(self, answer: Answer, pool: EvidencePool) -> Correction:
         text = answer.text
         spans = split_spans(text, 0, len(text))
-        context = [s.text for s in pool.sentences]
-        big = self.extract(context)
-        known = self._known([*context, answer.question], big)  # the asker's own names are no invention
         sentences = [text[a:b] for a, b in spans]
+        open_ = [k for k, sent in enumerate(sentences) if not _settled(_claim_of(answer, sent))]
+        before = self.names([text]) if text.strip() else []
+        if not open_:  # every sentence supported: nothing to correct, no time spent
+            return Correction(text=text, edits=[], entities=before, eliminated=[])
+        context = [s.text for s in pool.sentences]
+        # triplets only of the sentences that share a word with what may be corrected: G's
+        # triplet must name the answer's subject to replace its object (and an LLM reads less)
+        words = frozenset().union(*(content_keys(sentences[k]) for k in open_))
+        near = [i for i, c in enumerate(context) if content_keys(c) & words]
+        big = [replace(t, source=near[t.source]) for t in self.extract([context[i] for i in near])]
+        known = self._known([*context, answer.question], big)  # the asker's own names are no invention
         mine, coordinated = self.extract(sentences), self.lists(sentences)
         edits: list[Edit] = []
         kept: list[tuple[Triplet, float]] = []
         for k, (a, b) in enumerate(spans):
             claim = _claim_of(answer, text[a:b])
-            if claim is not None and claim.verdict in ("supported", "no fact"):
+            if k not in open_:
                 kept += [(t, 1.0) for t in mine if t.source == k]
                 continue
             found = self._sentence(a, b, text, claim, [t for t in mine if t.source == k],
@@ -100,7 +107,6 @@ class HallucinationCorrector:
             kept += found[1]
         edits += _pruned(kept, spans, text, answer, {e.start for e in edits})
         corrected = _apply(text, edits)
-        before = self.names([text]) if text.strip() else []
         after = {normalise(n) for n in self.names([corrected])} if corrected.strip() else set()
         return Correction(text=corrected, edits=sorted(edits, key=lambda e: e.start), entities=before,
                           eliminated=[n for n in before if normalise(n) not in after])
@@ -120,7 +126,9 @@ class HallucinationCorrector:
                   question: str) -> tuple[list[Edit], list[tuple[Triplet, float]]]:
         if claim is not None and claim.verdict == "contradicted":
             value = _value_edit(claim, a, text[a:b])
-            if value is not None:
+            # the value put in must leave the sentence supported by the source, as a swap must
+            if value is not None and self._supports(value.evidence.text if value.evidence else "",
+                                                    _applied(text[a:b], value, a), question) is not None:
                 return [value], []
         if claim is not None and claim.evidence:
             swap = self._swap(claim, a, text[a:b], question)
@@ -146,10 +154,28 @@ class HallucinationCorrector:
                 verified.append((t, 0.5))
             elif t.object_named and (a + t.object_span[0]) not in dropped:
                 unknown.append((t, t.object))
-        if unknown and not verified and not edits:
+        contradicted = claim is not None and claim.verdict == "contradicted"
+        if edits and not (contradicted and all(e.kind == "delete" for e in edits)):
+            return edits, verified  # a contradicted sentence less a list item is no better: it goes
+        if contradicted and claim is not None and claim.evidence:
+            return [Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b],
+                         reason="the documents state otherwise", evidence=claim.evidence[0])], []
+        if unknown and not verified:
             t, name = unknown[0]
-            return [Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], triplet=t.parts(),
-                         reason=f"'{name}' is not in the documents retrieved")], []
+            return [_deleted(a, b, text, t.parts(), f"'{name}' is not in the documents retrieved")], []
+        # a name or number of the sentence no retrieved sentence states: the paper's "subject
+        # not in G", for any part of it; only its clause goes when the rest holds a verified triplet
+        absent = [] if claim is None else missing_words(text[a:b], "\n".join(s.text for s in pool.sentences),
+                                                         given=question)
+        if absent:
+            reason = f"'{absent[0]}' is not in the documents retrieved"
+            at = text.find(absent[0], a, b) - a
+            part = clause_span(text[a:b], at) if at >= 0 else None
+            rest = [(t, w) for t, w in verified if part is None or not _inside(t, part)]
+            if part is not None and rest:
+                return [Edit(kind="delete", start=a + part[0], end=a + part[1], old=text[a + part[0]:a + part[1]],
+                             reason=reason)], rest
+            return [_deleted(a, b, text, [], reason)], []
         return edits, verified
 
     def _supports(self, source: str, fixed: str, question: str) -> npt.NDArray[np.float32] | None:
@@ -167,11 +193,14 @@ class HallucinationCorrector:
         General of Wyoming" where the source says "of Nevada"), when the model then finds the
         sentence supported by the source."""
         evidence = claim.evidence[0]
-        ours, theirs = entities(sentence), entities(evidence.text)
+        asked = {normalise(t) for t, _, _ in entities(question)}
+        # a name or a number of the answer, never a common word ("months") nor one the question names
+        ours = [e for e in entities(sentence) if normalise(e[0]) not in asked and _named_or_number(e[0])]
+        theirs = entities(evidence.text)
         for label in {lab for _, lab, _ in ours}:
             have = {normalise(t) for t, lab, _ in theirs if lab == label}
             mine = [(t, at) for t, lab, at in ours if lab == label and normalise(t) not in have]
-            said = {normalise(t) for t, _, _ in ours}
+            said = {normalise(t) for t, _, _ in entities(sentence)} | asked
             new = {normalise(t): t for t, lab, _ in theirs if lab == label and normalise(t) not in said}
             if len(mine) != 1 or len(new) != 1:
                 continue
@@ -207,6 +236,10 @@ class HallucinationCorrector:
             p[ENTAILMENT])
 
 
+def _settled(claim: Claim | None) -> bool:
+    return claim is not None and claim.verdict in ("supported", "no fact")
+
+
 def _claim_of(answer: Answer, sentence: str) -> Claim | None:
     for c in answer.claims:
         if c.source == "answer" and (c.text == sentence or c.text.endswith(sentence.strip())):
@@ -230,6 +263,15 @@ def _value_edit(claim: Claim, a: int, sentence: str) -> Edit | None:
             return Edit(kind="replace", start=a + at, end=a + at + len(c.text), old=c.text, new=new,
                         triplet=[], reason=f"the source states {new}, not {c.text}", evidence=claim.evidence[0])
     return None
+
+
+def _named_or_number(text: str) -> bool:
+    return any(c.isupper() or c.isdigit() for c in text)
+
+
+def _applied(sentence: str, edit: Edit, a: int) -> str:
+    """``sentence`` (at ``a`` of the answer) with ``edit`` made."""
+    return sentence[:edit.start - a] + edit.new + sentence[edit.end - a:]
 
 
 def _stated(value: str, pool: EvidencePool) -> bool:
@@ -284,11 +326,19 @@ def _pruned(kept: list[tuple[Triplet, float]], spans: list[tuple[int, int]], tex
     for k, (a, b) in enumerate(spans):
         own = [t for t, _ in kept if t.source == k]
         claim = _claim_of(answer, text[a:b])
-        if own and not any(id(t) in tree for t in own) and a not in edited and (
-                claim is None or claim.verdict not in ("supported", "no fact")):
+        if own and not any(id(t) in tree for t in own) and a not in edited and not _settled(claim):
             out.append(Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], triplet=own[0].parts(),
                             reason="what it states is already stated by the rest of the answer"))
     return out
+
+
+def _deleted(a: int, b: int, text: str, triplet: list[str], reason: str) -> Edit:
+    """The sentence at ``a:b`` deleted, with the space after it."""
+    return Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], triplet=triplet, reason=reason)
+
+
+def _inside(t: Triplet, part: tuple[int, int]) -> bool:
+    return part[0] <= t.subject_span[0] < part[1] or part[0] <= t.object_span[0] < part[1]
 
 
 def _after_space(text: str, end: int) -> int:

@@ -9,8 +9,9 @@ a verb's subject with each of its objects (direct, attribute, or through a prepo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from gechat.graph.base import normalise
@@ -45,6 +46,9 @@ class Triplet:
         return [self.subject, self.relation, self.object]
 
 
+Extract = Callable[[Sequence[str]], list["Triplet"]]  # the triplets of each text, Triplet.source its index
+
+
 def fast_triplets(texts: Sequence[str]) -> list[Triplet]:
     """The triplets of each text, spaCy's parse."""
     nlp = load_spacy()
@@ -69,6 +73,16 @@ def fast_triplets(texts: Sequence[str]) -> list[Triplet]:
 def _span(phrases: dict[int, Span], token: Any) -> Span:
     """The token's phrase, or the token alone."""
     return phrases.get(token.i, (token.idx, token.idx + len(token)))
+
+
+@lru_cache(maxsize=512)
+def _parsed(text: str) -> Any:
+    return load_spacy()(text)
+
+
+def named_span(text: str, span: Span) -> bool:
+    """Whether the words of ``text`` at ``span`` are a name (for triplets found otherwise)."""
+    return _named(_parsed(text), span)
 
 
 def _named(doc: Any, span: Span) -> bool:
@@ -137,6 +151,38 @@ def name_lists(texts: Sequence[str]) -> list[NameList]:
     return out
 
 
+_CLAUSES = ("conj", "advcl", "relcl", "acl", "ccomp", "appos")
+
+
+def clause_span(text: str, at: int) -> Span | None:
+    """The clause of ``text`` that holds the word at offset ``at``, with the "and" or comma that
+    joins it to the rest ("..., and aired on NBC", "Although X was part of the cast, "); None
+    when the word is in the main clause, or the clause is nearly all of the text."""
+    doc = _parsed(text)
+    token = next((t for t in doc if t.idx <= at < t.idx + len(t)), None)
+    while token is not None and token.dep_ not in _CLAUSES:
+        token = token.head if token.head.i != token.i else None
+    if token is None:
+        return None
+    i0, i1 = token.left_edge.i, token.right_edge.i + 1
+    while i1 > i0 + 1 and doc[i1 - 1].text in (".", "!", "?", ";"):  # the sentence's end mark stays
+        i1 -= 1
+    while i0 > 0 and doc[i0 - 1].dep_ in ("cc", "punct") and doc[i0 - 1].text not in ('"', "'", "("):
+        i0 -= 1
+    if i0 == 0:  # a clause that opens the text takes the comma after it
+        while i1 < len(doc) and doc[i1].dep_ == "punct" and doc[i1].text == ",":
+            i1 += 1
+    rest = [t for t in doc if (t.i < i0 or t.i >= i1) and not t.is_punct]
+    if len(rest) < 3:
+        return None
+    # the space before it goes with it, or, when it opens the text, the space after it
+    start = doc[i0 - 1].idx + len(doc[i0 - 1]) if i0 > 0 else 0
+    end = doc[i1].idx if i0 == 0 and i1 < len(doc) else doc[i1 - 1].idx + len(doc[i1 - 1])
+    if end >= len(text.rstrip()) and text.rstrip()[-1:] in (".", "!", "?"):  # "Acme Corp." ends it too
+        end = len(text.rstrip()) - 1
+    return start, end
+
+
 def entities(text: str) -> list[tuple[str, str, int]]:
     """The named things and dates of ``text``: (as written, spaCy's label, offset)."""
     return [(e.text, e.label_, e.start_char) for e in load_spacy()(text).ents]
@@ -156,4 +202,5 @@ def names(texts: Sequence[str]) -> list[str]:
     return list(seen.values())
 
 
-__all__ = ["NameList", "Triplet", "entities", "fast_triplets", "name_lists", "names"]
+__all__ = ["Extract", "NameList", "Triplet", "clause_span", "entities", "fast_triplets", "name_lists", "named_span",
+           "names"]
