@@ -27,6 +27,7 @@ from gechat.cli_common import (
     cost_line,
     err,
     out,
+    print_coe,
     print_correction,
     settings,
     workspace,
@@ -120,7 +121,9 @@ def ask(
         help="Its model: onnx a directory, llm a GGUF or packaged name, hf a path or id")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Chunks given to the LLM")] = None,
     retriever: Annotated[str | None, typer.Option(
-        help="Retrieval: vector (default), graph (GE-Chat sub-graph search), hybrid (both)")] = None,
+        help="Retrieval: vector (default), bm25, fused, mixed, graph (GE-Chat sub-graph search), hybrid "
+        "(vector + graph), scopecoe (the fewest candidates that cover the question's Chain-of-Evidence "
+        "features; says which)")] = None,
     ground_thoughts: Annotated[bool | None, typer.Option(
         "--ground-thoughts/--no-ground-thoughts", help="Also find evidence for each reasoning step")] = None,
     excerpt_tokens: Annotated[int | None, typer.Option(
@@ -141,6 +144,7 @@ def ask(
     if as_json:
         print(answer.model_dump_json(indent=2))
         return
+    print_coe(answer)
     out.rule("[bold]Answer")
     out.print(escape(answer.text or "(no answer)"))
     if answer.thoughts:

@@ -76,3 +76,24 @@ def print_correction(answer: Any) -> None:
                       f"“{escape(e.evidence.text)}”")
     share = f"{len(fix.eliminated)} of {len(fix.entities)} named things taken out"
     out.print(f"[dim]{share}{': ' + escape(', '.join(fix.eliminated)) if fix.eliminated else ''}[/]")
+
+
+def print_coe(answer: Any) -> None:
+    """What ScopeCoE gave the LLM to read and why: the question's features, each snippet with
+    the features it holds, and what no candidate held."""
+    from rich.markup import escape
+
+    report = answer.coe
+    if report is None:
+        return
+    f = report.features
+    out.rule("[bold]What the model read (Chain of Evidence)")
+    out.print(f"[dim]intent:[/] {escape(f.intent)}")
+    if f.relations:
+        out.print(f"[dim]relations:[/] {escape('; '.join(f.relations))}")
+    out.print(f"[dim]keywords:[/] {escape(', '.join(f.keywords))}")
+    for n, s in enumerate(report.snippets, 1):
+        held = (["intent"] if s.intent else []) + [f"relation '{r}'" for r in s.relations] + s.keywords
+        out.print(f"  [{n}] {escape(s.doc_title)} p.{s.page}: {escape(', '.join(held) or 'no feature')}")
+    out.print(f"[dim]{len(report.snippets)} of {report.candidates} candidate snippets read[/]"
+              + (f"; [yellow]not covered: {escape('; '.join(report.uncovered))}[/]" if report.uncovered else ""))

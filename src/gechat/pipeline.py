@@ -32,6 +32,7 @@ from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve import RETRIEVERS, Retriever
+from gechat.retrieve.base import ExplainingRetriever
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
 from gechat.store.sqlite import SQLiteStore
@@ -114,8 +115,9 @@ class Workspace:
 
     @cached_property
     def retriever(self) -> Retriever:
+        # the LLM loads its weights on first use; only scopecoe uses it and the grounding model here
         return RETRIEVERS.create(self.settings.retriever, self.settings, store=self.store,
-                                 embedder=self.embedder)
+                                 embedder=self.embedder, llm=self.llm, scorer=self.scorer)
 
     @cached_property
     def answerer(self) -> Answerer:
@@ -294,7 +296,11 @@ class Workspace:
         self.llm.usage = usage
         yield Stage("retrieve")
         t = time.perf_counter()
-        hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
+        coe = None
+        if isinstance(self.retriever, ExplainingRetriever):
+            hits, coe = self.retriever.choose(question, self.settings.top_k_chunks)
+        else:
+            hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
         usage.stage("retrieve").seconds += time.perf_counter() - t
 
         yield Stage("answer")
@@ -327,7 +333,7 @@ class Workspace:
         if claims:
             ev.prompt_tokens += _scorer_tokens(self.scorer) - before
         answer = Answer(question=question, text=draft.text, thoughts=draft.thoughts, claims=grounded,
-                        contexts=hits, raw=draft.raw, usage=usage)
+                        contexts=hits, raw=draft.raw, usage=usage, coe=coe)
         corrector = self.corrector(correct)
         if corrector is not None and draft.text.strip():
             yield Stage("correct")

@@ -127,3 +127,30 @@ PROMPTS["groundedness_user"] = (
     "Excerpts:\n{context}\n\nAnswer: {answer}\n\n"
     'Reply as {{"score": <1 to 5>}}.'
 )
+
+# --- Chain of Evidence (retrieve/coe.py): a question's intent, keywords and relations, as JSON.
+# The unknown is written as "someone" / "something", so the intent and each relation are
+# statements the grounding model can check against a snippet. The examples are our own.
+PROMPTS["coe_system"] = (
+    "You describe what the answer to a question must rest on, for a search through documents. "
+    "intent: one sentence that states the answer, with the unknown part written as someone, "
+    "something, some place, some date or some amount. keywords: the names, terms, figures and "
+    "dates of the question, copied word for word. relations: each link the answer needs between "
+    "the keywords, one short statement each, the unknown written the same way. Reply with JSON only."
+)
+PROMPTS["coe_user"] = "Question: {question}"
+COE_EXAMPLES: list[tuple[str, str]] = [
+    ("What was the net revenue of the segment that Acme sold in 2021?",
+     '{"intent": "The segment that Acme sold in 2021 had a net revenue of some amount.", '
+     '"keywords": ["net revenue", "segment", "Acme", "2021"], '
+     '"relations": ["Acme sold some segment in 2021.", "Some segment had a net revenue of some amount."]}'),
+    ("Who must approve a change to the payment terms under the supply agreement?",
+     '{"intent": "Someone must approve a change to the payment terms under the supply agreement.", '
+     '"keywords": ["payment terms", "supply agreement", "approve"], '
+     '"relations": ["A change to the payment terms needs the approval of someone."]}'),
+    ("Which university did the first author of the attention paper study at?",
+     '{"intent": "The first author of the attention paper studied at some university.", '
+     '"keywords": ["first author", "attention paper", "university"], '
+     '"relations": ["Someone is the first author of the attention paper.", '
+     '"That author studied at some university."]}'),
+]

@@ -94,6 +94,15 @@ class Settings(BaseSettings):
     # the questions against vector's 0.368 (docs/benchmarks.md): vector stays
     retriever: str = "vector"
     top_k_chunks: int = 3
+    # scopecoe (Chain of Evidence): candidates from this retriever, how many, and how its judge
+    # decides. The judge is the grounding model (None) or another entailment backend ("llm");
+    # intent and relations hold in a snippet at this P(entailment), a keyword when its words are
+    # there or a sentence of the snippet is this close to it (cosine)
+    scopecoe_base: str = "vector"
+    scopecoe_candidates: int = 10
+    scopecoe_judge: str | None = None
+    scopecoe_threshold: float = 0.5
+    scopecoe_keyword_threshold: float = 0.6
     ann_threshold: int = 20_000
 
     # answer

@@ -38,7 +38,8 @@ GROUPS: dict[str, dict[str, str]] = {
                "max_thoughts": "max_thoughts", "claims_from_thoughts": "claims_from_thoughts"},
     "evidence": {"selector": "evidence", "steps": "evidence_steps", "claim_atoms": "claim_atoms",
                  "supported_threshold": "supported_threshold",
-                 "contradicted_threshold": "contradicted_threshold", "correct": "correct"},
+                 "contradicted_threshold": "contradicted_threshold", "correct": "correct",
+                 "correct_triplets": "correct_triplets"},
     # research knobs: calibrated on dev splits; a user rarely has reason to move them
     "tuning": {name: name for name in (
         "alpha", "beta", "len_norm", "len_ref_words", "evidence_max_candidates", "set_top", "set_anchors",

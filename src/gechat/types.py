@@ -239,6 +239,35 @@ class Correction(BaseModel):
         return len(self.eliminated) / len(self.entities) if self.entities else 0.0
 
 
+class CoEFeatures(BaseModel):
+    """What a question asks, as Chain of Evidence reads it: its intent, keywords and relations."""
+
+    intent: str
+    keywords: list[str] = Field(default_factory=list)
+    relations: list[str] = Field(default_factory=list)
+
+
+class SnippetCoverage(BaseModel):
+    """The features of the question one chosen snippet holds (ScopeCoE's judgments)."""
+
+    chunk_id: int
+    doc_title: str = ""
+    page: int = 1
+    intent: bool = False
+    relations: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+
+
+class CoEReport(BaseModel):
+    """Why the LLM read what it read (``retriever = "scopecoe"``): the question's features,
+    each chosen snippet with the features it covers, and what no candidate covered."""
+
+    features: CoEFeatures
+    snippets: list[SnippetCoverage]
+    uncovered: list[str] = Field(default_factory=list)
+    candidates: int = 0  # snippets judged
+
+
 class Answer(BaseModel):
     question: str
     text: str
@@ -247,4 +276,5 @@ class Answer(BaseModel):
     contexts: list[ChunkHit] = Field(default_factory=list)
     raw: str = ""
     corrected: Correction | None = None  # set when asked to correct (``Settings.correct``)
+    coe: CoEReport | None = None  # set by a retriever that explains its choice (ScopeCoE)
     usage: Usage = Field(default_factory=Usage)

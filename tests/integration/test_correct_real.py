@@ -50,3 +50,18 @@ def test_an_invented_name_goes_with_its_sentence_and_a_supported_answer_stays(ru
     assert out.text == "" and "Acme Corp" in out.edits[0].reason
     kept = run(TOWER, "The Eiffel Tower was completed in 1889.", "When was the Eiffel Tower completed?")
     assert kept.text == "The Eiffel Tower was completed in 1889." and kept.edits == []
+
+
+def test_the_llm_extractor_places_the_packaged_models_triplets(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("llama_cpp")
+    from gechat.correct.llm_triplets import LLMTriplets
+    from gechat.models import build_llm
+
+    texts = ["Oray, HiChina, east.net and BIZCN are domain registrars in China.",
+             "Gustave Eiffel's company designed the Eiffel Tower."]
+    found = LLMTriplets(build_llm(Settings.load("default", cache_dir=tmp_path / "cache")))(texts)
+    assert found, "the 1.5B model states at least one fact"
+    for t in found:  # every kept triplet's words are in its own sentence, where its spans say
+        text = texts[t.source]
+        assert text[t.subject_span[0]:t.subject_span[1]] == t.subject
+        assert text[t.object_span[0]:t.object_span[1]] == t.object and t.relation

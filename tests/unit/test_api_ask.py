@@ -148,3 +148,13 @@ def test_ask_can_correct_the_answer_plain_and_streamed(client: TestClient) -> No
     stages = [json.loads(d)["stage"] for k, d in events if k == "stage"]
     assert stages[-1] == "correct"
     assert json.loads(events[-1][1])["corrected"]["text"] == fixed["text"]
+
+
+def test_ask_with_scopecoe_carries_what_the_model_read(client: TestClient) -> None:
+    add_text(client)
+    plain = client.post("/v1/workspaces/a/ask", json={"question": QUESTION}).json()
+    assert plain["coe"] is None
+    ans = client.post("/v1/workspaces/a/ask", json={"question": QUESTION, "retriever": "scopecoe"}).json()
+    report = ans["coe"]
+    assert report["features"]["intent"] and report["candidates"] >= len(report["snippets"]) >= 1
+    assert [s["chunk_id"] for s in report["snippets"]] == [h["chunk"]["id"] for h in ans["contexts"]]

@@ -1,6 +1,7 @@
 """Retrieval strategies, chosen by ``Settings.retriever``: vector, bm25, fused (vector + bm25
 by reciprocal rank), mixed (the vectors' first places, then bm25's), graph, hybrid (vector +
-graph)."""
+graph), scopecoe (the minimal set of another strategy's candidates that covers the question's
+Chain-of-Evidence features)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,22 @@ def _hybrid(settings: Settings, **deps: Any) -> Retriever:
 
     return HybridRetriever(deps["store"], VectorRetriever(deps["store"], deps["embedder"]),
                            _graph_retriever(settings, deps))
+
+
+@RETRIEVERS.register("scopecoe")
+def _scopecoe(settings: Settings, **deps: Any) -> Retriever:
+    from gechat.errors import ConfigError
+    from gechat.models import ENTAILERS
+    from gechat.retrieve.coe import FeatureJudge
+    from gechat.retrieve.scopecoe import ScopeCoERetriever
+
+    if settings.scopecoe_base == "scopecoe":
+        raise ConfigError("scopecoe_base cannot be scopecoe", hint="vector, hybrid, fused, ...")
+    base = RETRIEVERS.create(settings.scopecoe_base, settings, **deps)
+    judge = deps["scorer"] if settings.scopecoe_judge is None else ENTAILERS.create(settings.scopecoe_judge, settings)
+    return ScopeCoERetriever(base, deps["store"], deps["llm"], FeatureJudge(
+        judge, deps["embedder"], threshold=settings.scopecoe_threshold,
+        keyword_threshold=settings.scopecoe_keyword_threshold), candidates=settings.scopecoe_candidates)
 
 
 __all__ = ["RETRIEVERS", "Retriever"]

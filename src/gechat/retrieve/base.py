@@ -9,9 +9,9 @@ the question's chunks).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from gechat.types import ChunkHit
+from gechat.types import ChunkHit, CoEReport
 
 
 class Retriever(Protocol):
@@ -22,3 +22,10 @@ class Retriever(Protocol):
     def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]: ...
 
     def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]: ...
+
+
+@runtime_checkable
+class ExplainingRetriever(Protocol):
+    """A retriever that says why it chose what the LLM reads (ScopeCoE's feature coverage)."""
+
+    def choose(self, question: str, k: int) -> tuple[list[ChunkHit], CoEReport]: ...

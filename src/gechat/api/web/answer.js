@@ -125,11 +125,32 @@ function correction(answer, onSelect) {
   box.append(text.slice(pos));
 }
 
+// ScopeCoE's choice: the question's intent, relations and keywords, each snippet the model
+// read with the features it holds, and what no candidate held.
+function coeReport(answer) {
+  const box = $("coe");
+  const r = answer.coe;
+  box.hidden = !r;
+  if (!r) return;
+  const f = r.features;
+  $("coe-sum").textContent = `(${r.snippets.length} of ${r.candidates} snippets` +
+    (r.uncovered.length ? `; not covered: ${r.uncovered.join("; ")})` : "; every feature covered)");
+  $("coe-features").textContent = `Intent: ${f.intent}` + (f.relations.length ? ` Relations: ${f.relations.join("; ")}.` : "") +
+    ` Keywords: ${f.keywords.join(", ")}.`;
+  $("coe-snippets").replaceChildren(...r.snippets.map((s) => {
+    const li = document.createElement("li");
+    const held = [...(s.intent ? ["intent"] : []), ...s.relations.map((x) => `relation “${x}”`), ...s.keywords];
+    li.textContent = `${s.doc_title}, page ${s.page}: ${held.join(", ") || "no feature"}`;
+    return li;
+  }));
+}
+
 export function renderAnswer(answer, onSelect) {
   $("stage").textContent = "";
   const mine = answer.claims.filter((c) => c.source === "answer");
   answerText(answer.text, mine);
   correction(answer, onSelect);
+  coeReport(answer);
   let n = 0;
   const claims = $("claims");
   claims.replaceChildren(...mine.map((c) => {
