@@ -33,7 +33,8 @@ GROUPS: dict[str, dict[str, str]] = {
                   "ingest_budget_s": "ingest_budget_s", "ingest_budget_s_per_mb": "ingest_budget_s_per_mb"},
     "graph": {"extractor": "graph", "unit_tokens": "graph_unit_tokens", "gleaning": "graph_gleaning",
               "probe": "graph_probe", "probe_pairs": "graph_probe_pairs"},
-    "retrieval": {"retriever": "retriever", "top_k_chunks": "top_k_chunks"},
+    "retrieval": {"retriever": "retriever", "top_k_chunks": "top_k_chunks", "scopecoe_base": "scopecoe_base",
+                  "scopecoe_candidates": "scopecoe_candidates", "scopecoe_judge": "scopecoe_judge"},
     "answer": {"max_tokens": "answer_max_tokens", "excerpt_tokens": "answer_excerpt_tokens",
                "max_thoughts": "max_thoughts", "claims_from_thoughts": "claims_from_thoughts"},
     "evidence": {"selector": "evidence", "steps": "evidence_steps", "claim_atoms": "claim_atoms",
@@ -46,7 +47,7 @@ GROUPS: dict[str, dict[str, str]] = {
         "set_anchors_steps", "set_max", "set_gain", "set_contribution", "set_linked", "set_needed", "contra_overlap",
         "evidence_coverage", "evidence_headings", "reflection_k", "ann_threshold", "graph_alias_threshold",
         "graph_description_chars", "graph_hops", "graph_seeds", "graph_max_nodes", "graph_decay",
-        "correct_threshold")},
+        "correct_threshold", "scopecoe_threshold", "scopecoe_keyword_threshold")},
 }
 
 

@@ -69,3 +69,10 @@ def test_a_clause_is_cut_with_what_joins_it() -> None:
     a, b = clause_span(opening, opening.index("Coy"))  # type: ignore[misc]
     assert opening[a:b] == "Although Walter Darwin Coy was part of the cast, "
     assert clause_span(opening, opening.index("Boone")) is None  # the main clause
+
+
+def test_find_takes_whole_words_and_leaves_the_marks_around_them() -> None:
+    text = 'Oray, HiChina and "Human Error" are in China.'
+    assert text[slice(*find(text, "china"))] == "China"  # type: ignore[misc]
+    assert text[slice(*find(text, '"human error"'))] == 'Human Error'  # type: ignore[misc]
+    assert find(text, "ray") is None and find(text, "Error are in Ch") is None

@@ -17,6 +17,8 @@ from gechat.graph.llm_extract import parse_partial
 from gechat.models.llm.cache import CachedLLM
 from gechat.prompts import PROMPTS
 
+_TOKEN = re.compile(r"\S+")
+_MARKS = "\"'.,;:!?()[]{}«»“”‘’"
 BATCH_CHARS = 1200  # sentences per call: a few, so the 1.5B model keeps their numbers apart
 MAX_TRIPLETS = 24
 TOKENS_PER_TRIPLET = 40
@@ -45,12 +47,24 @@ def _batches(texts: Sequence[str]) -> list[list[int]]:
 
 
 def find(text: str, part: str) -> Span | None:
-    """Where ``part`` is in ``text``, case and spacing aside; None when it is not there."""
-    words = part.split()
+    """Where ``part`` is in ``text``, case, spacing and the marks around words aside ('"Human',
+    'China.'); None when it is not there. Word by word, no pattern built from the model's text."""
+    words = [w.strip(_MARKS) for w in part.lower().split()]
+    words = [w for w in words if w]
     if not words:
         return None
-    m = re.search(r"\s+".join(re.escape(w) for w in words), text, flags=re.IGNORECASE)
-    return (m.start(), m.end()) if m else None
+    cores = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        core = tok.strip(_MARKS)
+        if core:
+            at = m.start() + tok.index(core)
+            cores.append((at, at + len(core), core.lower()))
+    n = len(words)
+    for i in range(len(cores) - n + 1):
+        if all(cores[i + j][2] == w for j, w in enumerate(words)):
+            return cores[i][0], cores[i + n - 1][1]
+    return None
 
 
 class LLMTriplets:
