@@ -8,6 +8,7 @@ gechat's own extraction (PyMuPDF's search of the drawn text).
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -231,3 +232,25 @@ def test_a_corrected_answer_is_a_tracked_change_whose_new_value_shows_its_eviden
         new.click()  # the replacement's source, marked on the document by its offsets
         page.wait_for_selector(".text-doc mark.hl")
         assert "1889" in " ".join(page.locator(".text-doc mark.hl").all_inner_texts())
+
+
+def test_asking_with_scopecoe_shows_what_the_model_read_and_why(tmp_path: Path) -> None:
+    from gechat.prompts import PROMPTS
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        if messages[0]["content"] == PROMPTS["coe_system"]:
+            return json.dumps({"intent": "The Eiffel Tower was completed in some year.",
+                               "keywords": ["Eiffel Tower", "Mars"], "relations": []})
+        return "Answer: The Eiffel Tower was completed in 1889."
+
+    with text_doc_page(tmp_path) as (page, llm):
+        llm._responder = reply
+        page.select_option("#retriever", "scopecoe")
+        page.fill("#question", QUESTION)
+        page.press("#question", "Enter")
+        page.wait_for_selector("#coe:not([hidden])")
+        page.click("#coe summary")
+        assert "not covered: keyword: Mars" in page.locator("#coe-sum").inner_text()
+        assert "Eiffel Tower" in page.locator("#coe-features").inner_text()
+        items = page.locator("#coe-snippets li")
+        assert items.count() >= 1 and "Eiffel Tower" in items.first.inner_text()
