@@ -381,6 +381,7 @@ def read_document(path: Path, size: int, settings: Settings
     s = settings
     budget = (s.ingest_budget_s, s.ingest_budget_s_per_mb)
     parsed = load_document(path, max_bytes=int(s.max_file_mb * 1024 * 1024),
+                           max_unpacked=int(s.max_unpacked_mb * 1024 * 1024),
                            deadline=Deadline.for_size(path.name, "parsing", size, *budget, unit="MB of file"))
     split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget, unit="MB of text")
     sentences = split_sentences(parsed, split_budget)

@@ -64,6 +64,8 @@ class Settings(BaseSettings):
     chunk_tokens: int = 160
     n_chunks: int | None = None  # EvidenceChat's alpha: fixed chunk count per document
     max_file_mb: float = 200.0
+    # what a zip-based file (.docx) may unpack to: a 470 KB .docx can hold 150 MB of XML
+    max_unpacked_mb: float = 200.0
     # ingestion watches itself: each stage of reading a document may take ingest_budget_s +
     # ingest_budget_s_per_mb x its size in MB (the file's for parsing, the extracted text's for
     # sentence splitting); past that it is stopped with an error naming the stage, and the rest

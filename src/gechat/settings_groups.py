@@ -30,6 +30,7 @@ GROUPS: dict[str, dict[str, str]] = {
                "entailment_model": "entailment_model", "entailment_batch": "entailment_batch",
                "verifier_model": "verifier_model", "verifier_top": "verifier_top"},
     "documents": {"chunk_tokens": "chunk_tokens", "n_chunks": "n_chunks", "max_file_mb": "max_file_mb",
+                  "max_unpacked_mb": "max_unpacked_mb",
                   "ingest_budget_s": "ingest_budget_s", "ingest_budget_s_per_mb": "ingest_budget_s_per_mb"},
     "graph": {"extractor": "graph", "unit_tokens": "graph_unit_tokens", "gleaning": "graph_gleaning",
               "probe": "graph_probe", "probe_pairs": "graph_probe_pairs"},

@@ -137,6 +137,25 @@ def test_add_errors_are_one_line(tmp_path: Path, name: str, content: bytes, need
     assert_clean_error(p, needle)
 
 
+def test_a_wrong_option_is_a_usage_error_not_an_internal_one() -> None:
+    p = run("ask", "--nope", "x")
+    assert p.returncode == 2 and "Traceback" not in p.stderr + p.stdout
+    assert "No such option: --nope" in p.stderr and "internal error" not in p.stderr
+    assert "gechat ask --help" in p.stderr
+
+
+def test_a_batch_goes_on_past_a_binary_file_and_says_which(tmp_path: Path) -> None:
+    good, bad = tmp_path / "a.txt", tmp_path / "program.txt"
+    good.write_text("The tower is in Paris.")
+    bad.write_bytes(b"\x7fELF" + bytes(range(256)) * 8)
+    later = tmp_path / "b.txt"
+    later.write_text("Berlin is the capital of Germany.")
+    p = run("add", str(good), str(bad), str(later), "-w", str(tmp_path / "ws"))
+    assert "program.txt is not text" in p.stderr and "Traceback" not in p.stderr
+    docs = run("docs", "-w", str(tmp_path / "ws")).stdout
+    assert "a.txt" in docs and "b.txt" in docs and "program.txt" not in docs
+
+
 def test_missing_file(tmp_path: Path) -> None:
     assert_clean_error(run("add", str(tmp_path / "nope.pdf"), "-w", str(tmp_path / "ws")), "no such file")
 

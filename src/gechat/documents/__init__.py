@@ -6,6 +6,7 @@ validates what the loader returns. Loaders only read; they never write anything.
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 from gechat.documents.base import Loader
@@ -16,9 +17,10 @@ from gechat.documents.html import HtmlLoader
 from gechat.documents.pdf import DEFAULT_MAX_BYTES, PdfLoader, check_size
 from gechat.documents.sentences import split_sentences
 from gechat.documents.text import MarkdownLoader, TextLoader
-from gechat.errors import LoadError, UnsupportedFileError
+from gechat.errors import GechatError, LoadError, UnsupportedFileError
 from gechat.types import ParsedDocument
 
+DEFAULT_MAX_UNPACKED = 200 * 2**20
 LOADERS: dict[str, Loader] = {
     suffix: loader
     for loader in (TextLoader(), MarkdownLoader(), HtmlLoader(), DocxLoader(), PdfLoader())
@@ -30,10 +32,11 @@ def supported_suffixes() -> list[str]:
     return sorted(LOADERS)
 
 
-def load_document(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES,
+def load_document(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_unpacked: int = DEFAULT_MAX_UNPACKED,
                   deadline: Deadline = UNLIMITED) -> ParsedDocument:
     """Load one file; raises ``LoadError`` (or ``UnsupportedFileError``, or
-    ``IngestTimeoutError`` once ``deadline`` passes) with a hint."""
+    ``IngestTimeoutError`` once ``deadline`` passes) with a hint. Whatever a parsing library
+    raises on a damaged file is that file's ``LoadError`` too, so a batch goes on."""
     path = Path(path)
     if not path.exists():
         raise LoadError(f"{path} does not exist.", hint="Check the path.")
@@ -49,11 +52,34 @@ def load_document(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES,
             hint=f"Convert it to one of: {supported}.",
         )
     check_size(path, max_bytes)  # before parsing: a huge file must not be read at all
+    if isinstance(loader, DocxLoader):
+        check_unpacked(path, max_unpacked)  # a small .docx can unpack to gigabytes of XML
     if isinstance(loader, PdfLoader):
         loader = PdfLoader(max_bytes=max_bytes)
-    doc = loader.load(path, deadline)
+    try:
+        doc = loader.load(path, deadline)
+    except GechatError:
+        raise
+    except Exception as e:  # a library's on a damaged file (RecursionError, MemoryError too): its message
+        detail = " ".join(str(e).split())[:200] or type(e).__name__
+        raise LoadError(f"{path.name} could not be read as {suffix}: {detail}",
+                        hint="The file may be damaged or not what its name says: open it and save it again.") from e
     _validate(doc, path)
     return doc
+
+
+def check_unpacked(path: Path, limit: int) -> None:
+    """Refuses a zip-based file whose parts would unpack past ``limit`` bytes, from the sizes
+    its directory declares (zipfile checks each part's size again while reading it)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            total = sum(max(i.file_size, 0) for i in z.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # the loader says what is wrong with it
+    if total > limit:
+        raise LoadError(f"{path.name} unpacks to {total / 2**20:,.0f} MB; the limit is {limit / 2**20:g} MB.",
+                        hint="A document that large is most likely damaged or built to overload a reader; "
+                             "raise the limit (setting max_unpacked_mb) only for a file you trust.")
 
 
 def _validate(doc: ParsedDocument, path: Path) -> None:

@@ -41,7 +41,7 @@ class HtmlLoader:
     suffixes: tuple[str, ...] = (".html", ".htm")
 
     def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
-        source = decode_text(read_bytes(path))
+        source = decode_text(read_bytes(path), path.name)
         try:
             tree = LexborHTMLParser(source)
         except Exception as exc:  # selectolax raises plain errors on malformed input

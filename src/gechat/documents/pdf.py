@@ -100,9 +100,9 @@ def check_size(path: Path, max_bytes: int) -> int:
         raise LoadError(f"{path.name} is empty (0 bytes).", hint="Add a file that has content.")
     if size > max_bytes:
         raise LoadError(
-            f"{path.name} is too large: {size / 1e6:.1f} MB; "
-            f"the limit is {max_bytes / 1e6:.1f} MB.",
-            hint="Split the file into smaller parts, or raise the size limit.",
+            f"{path.name} is too large: {size / 2**20:.1f} MB; "
+            f"the limit is {max_bytes / 2**20:g} MB.",
+            hint="Split the file into smaller parts, or raise the size limit (setting max_file_mb).",
         )
     return size
 

@@ -36,8 +36,16 @@ def read_bytes(path: Path) -> bytes:
                         hint="Check the path and the file permissions.") from exc
 
 
-def decode_text(data: bytes) -> str:
-    """Decode by BOM, else UTF-8, else latin-1 (which never fails), and normalise newlines."""
+def decode_text(data: bytes, name: str = "the file") -> str:
+    """Decode by BOM, else UTF-8 (a few invalid bytes become U+FFFD: one bad byte must not turn
+    "€" into "â‚¬" through all the file), else cp1252 / latin-1; normalise newlines. Refuses
+    what is not text (NUL bytes, or control characters where letters should be)."""
+    sample = data[:65536]
+    controls = sum(b < 32 and b not in (9, 10, 12, 13) for b in sample)
+    if (b"\0" in sample and not data.startswith((b"\xff\xfe", b"\xfe\xff"))) or controls > len(sample) // 20:
+        raise LoadError(f"{name} is not text: it holds binary data (a program, an image, an archive, or a "
+                        "document saved in another format)",
+                        hint="Add the original document (.pdf, .docx, .html, .md or .txt) instead.")
     text: str | None = None
     for bom, encoding in _BOMS:
         if data.startswith(bom):
@@ -50,10 +58,23 @@ def decode_text(data: bytes) -> str:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            text = data.decode("latin-1")
+            text = _mostly_utf8(data)
     text = text.lstrip("\ufeff")
     # Offsets are computed on this normalised text, so it must be what we store.
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _mostly_utf8(data: bytes) -> str:
+    """UTF-8 with replacement when at most 1 byte in 1000 is invalid (a damaged UTF-8 file),
+    else a legacy single-byte encoding (cp1252, whose letters Windows text uses; latin-1 for
+    the bytes cp1252 leaves undefined)."""
+    text = data.decode("utf-8", errors="replace")
+    if text.count("\ufffd") <= max(1, len(data) // 1000):
+        return text
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 def single_page(text: str) -> list[PageInfo]:
@@ -75,7 +96,7 @@ class TextLoader:
     suffixes: tuple[str, ...] = (".txt",)
 
     def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
-        text = decode_text(read_bytes(path))
+        text = decode_text(read_bytes(path), path.name)
         require_text(text, path)
         blocks: list[Span] = []
         for m in _PARA.finditer(text):
@@ -107,7 +128,7 @@ class MarkdownLoader:
     suffixes: tuple[str, ...] = (".md", ".markdown")
 
     def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
-        text = markdown_tables(decode_text(read_bytes(path)))
+        text = markdown_tables(decode_text(read_bytes(path), path.name))
         require_text(text, path)
         headings: list[Heading] = []
         blocks = markdown_blocks(text, deadline, headings)
