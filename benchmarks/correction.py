@@ -114,18 +114,8 @@ class Run:
                 "seconds_per_answer": round(seconds / max(2 * len(data), 1), 4), "rows": len(data)}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rows", default="4000:4500", help="test rows, a:b (4000-7999 are test)")
-    ap.add_argument("--dev", default="0:200", help="dev rows to choose the threshold on (before 4000); '' to skip")
-    ap.add_argument("--own", type=int, default=0, help="also correct gechat's own answers to the first N test "
-                                                       "questions of HotpotQA and of 2Wiki")
-    ap.add_argument("--finance", type=int, default=0, help="with --own: also the first N FinanceBench test questions")
-    ap.add_argument("--work", type=Path, default=Path(".cache/bench"), help="bench workspaces and the rows of --own "
-                                                                            "asked so far (asked again with --fresh)")
-    ap.add_argument("--fresh", action="store_true", help="ask the --own questions again")
-    args = ap.parse_args()
-    run = Run()
+def halueval(run: Run, args: argparse.Namespace) -> tuple[dict[str, object], list[str]]:
+    """The threshold chosen on dev rows, then the test rows' figures and their Markdown."""
     chosen, dev_lines = run.settings.correct_threshold, []
     if args.dev:
         dev = rows(args.dev)
@@ -139,7 +129,7 @@ def main() -> None:
         dev_lines += ["", f"Chosen: {chosen} (rows {args.dev}).", ""]
     run.grounded.clear()
     test = run.score(rows(args.rows), chosen, f"test rows {args.rows}")
-    flat = {**test, "threshold": chosen}
+    flat: dict[str, object] = {**test, "threshold": chosen}
     body: list[str] = [
             "## Test rows", "", f"HaluEval-QA rows {args.rows} ({test['rows']} questions), threshold {chosen}.", "",
             "| figure | measured | target |", "|---|---|---|",
@@ -150,6 +140,26 @@ def main() -> None:
             f"| eliminated entity share | {test['eliminated_entity_share']:.3f} | |",
             f"| HC seconds per answer (after the evidence) | {test['seconds_per_answer']:.3f} | < 1 |", "",
             *dev_lines]
+    return flat, body
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", default="4000:8000", help="test rows, a:b (4000-7999 are test); '' to skip HaluEval "
+                                                        "(then only --own runs, written to correction_own.*)")
+    ap.add_argument("--dev", default="0:200", help="dev rows to choose the threshold on (before 4000); '' to skip")
+    ap.add_argument("--own", type=int, default=0, help="also correct gechat's own answers to the first N test "
+                                                       "questions of HotpotQA and of 2Wiki")
+    ap.add_argument("--finance", type=int, default=0, help="with --own: also the first N FinanceBench test questions")
+    ap.add_argument("--work", type=Path, default=Path(".cache/bench"), help="bench workspaces and the rows of --own "
+                                                                            "asked so far (asked again with --fresh)")
+    ap.add_argument("--fresh", action="store_true", help="ask the --own questions again")
+    args = ap.parse_args()
+    run = Run()
+    flat: dict[str, object] = {}
+    body: list[str] = []
+    if args.rows:
+        flat, body = halueval(run, args)
     if args.own:
         args.work.mkdir(parents=True, exist_ok=True)
         asked = args.work / "correction_own.jsonl"
@@ -166,8 +176,10 @@ def main() -> None:
     meta = {"models": "all-MiniLM-L6-v2 int8 (names), packaged MiniLM-L6 NLI cross-encoder int8 (verdicts, "
                       "replacements), spaCy en_core_web_sm (fast triplets); "
                       + (f"{run.settings.llm_model} (own answers, judge)" if args.own else "no LLM"),
-            "data": f"HaluEval-QA test rows {args.rows}, dev rows {args.dev or 'none'}"}
-    print(f"wrote {write('correction', flat, chr(10).join(body), meta)}")
+            "data": (f"HaluEval-QA test rows {args.rows}, dev rows {args.dev or 'none'}" if args.rows else
+                     "gechat's own answers only")}
+    name = "correction" if args.rows else "correction_own"
+    print(f"wrote {write(name, flat, chr(10).join(body), meta)}")
 
 
 if __name__ == "__main__":
