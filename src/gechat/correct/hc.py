@@ -4,12 +4,14 @@ Triplets from the retrieved text form the graph G, triplets from the answer the 
 each sentence of the answer that the evidence stage did not find supported:
 
 - a value the evidence contradicts is replaced by the value the source states (the values
-  step found the sentence that states it);
-- a triplet whose subject G does not name is unverifiable: the sentence goes, unless another
-  of its triplets is verified, in which case only an unknown item of a coordinated list goes
-  ("GoDaddy and Oray" where the sources list Oray, HiChina, east.net and BIZCN);
+  step found the sentence that states it), when the sentence is then supported by it;
 - a triplet whose subject and relation G states with another object gets G's object, when the
-  entailment model finds the sentence so corrected supported by G's sentence.
+  entailment model finds the sentence so corrected supported by G's sentence;
+- an item of a coordinated list that G never names goes, when G names another item of it
+  ("GoDaddy and Oray" where the sources list Oray, HiChina, east.net and BIZCN);
+- a contradicted sentence that none of that makes supported goes, with its evidence;
+- a name or number that G never states (the paper's "subject not in G", for any part of the
+  sentence) takes its clause with it when the rest holds a verified triplet, else its sentence.
 
 Names are matched by their key, the graph resolver's rules ("M365 Business Basic" =
 "Microsoft 365 Business Basic") and embedding cosine (``threshold``), searched through a
