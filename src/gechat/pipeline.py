@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal
 
 import numpy as np
 
 from gechat.answer import ANSWERERS, Answerer
-from gechat.answer.base import Draft
+from gechat.answer.base import PrefillingAnswerer, StreamingAnswerer
 from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
 from gechat.correct import CORRECTORS, Corrector
@@ -59,18 +59,6 @@ class Final:
 
 
 AskEvent = Stage | Token | Final
-
-
-@runtime_checkable
-class StreamingAnswerer(Protocol):
-    def stream(self, question: str, contexts: list[ChunkHit]) -> Iterator[str]: ...
-
-    def parse(self, raw: str) -> Draft: ...
-
-
-@runtime_checkable
-class PrefillingAnswerer(Protocol):
-    def prefill(self, question: str, contexts: list[ChunkHit], stop: Callable[[], bool] | None = None) -> bool: ...
 
 
 @dataclass

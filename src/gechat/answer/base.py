@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable, Iterator
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -21,3 +22,19 @@ class Answerer(Protocol):
     name: str
 
     def answer(self, question: str, contexts: list[ChunkHit]) -> Draft: ...
+
+
+@runtime_checkable
+class StreamingAnswerer(Protocol):
+    """An answerer that can hand out the answer's text as the LLM writes it."""
+
+    def stream(self, question: str, contexts: list[ChunkHit]) -> Iterator[str]: ...
+
+    def parse(self, raw: str) -> Draft: ...
+
+
+@runtime_checkable
+class PrefillingAnswerer(Protocol):
+    """An answerer that can have the LLM read a question's prompt ahead of the ask."""
+
+    def prefill(self, question: str, contexts: list[ChunkHit], stop: Callable[[], bool] | None = None) -> bool: ...
