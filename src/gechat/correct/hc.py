@@ -84,7 +84,8 @@ class HallucinationCorrector:
         text = answer.text
         spans = split_spans(text, 0, len(text))
         sentences = [text[a:b] for a, b in spans]
-        open_ = [k for k, sent in enumerate(sentences) if not _settled(_claim_of(answer, sent))]
+        claims = [_claim_of(answer, sent) for sent in sentences]
+        open_ = [k for k, claim in enumerate(claims) if not _settled(claim)]
         before = self.names([text]) if text.strip() else []
         if not open_:  # every sentence supported: nothing to correct, no time spent
             return Correction(text=text, edits=[], entities=before, eliminated=[])
@@ -98,8 +99,7 @@ class HallucinationCorrector:
         mine, coordinated = self.extract(sentences), self.lists(sentences)
         edits: list[Edit] = []
         kept: list[tuple[Triplet, float]] = []
-        for k, (a, b) in enumerate(spans):
-            claim = _claim_of(answer, text[a:b])
+        for k, ((a, b), claim) in enumerate(zip(spans, claims, strict=True)):
             if k not in open_:
                 kept += [(t, 1.0) for t in mine if t.source == k]
                 continue
