@@ -83,12 +83,13 @@ def halueval_pairs(limit: int | None = None) -> list[ClaimPair]:
     return out
 
 
-def expertqa_pairs(limit: int | None = None) -> list[ClaimPair]:
+def expertqa_pairs(limit: int | None = None, questions: slice = slice(None)) -> list[ClaimPair]:
     """(cited evidence, claim, supported, question): support "Complete" is supported; "Incomplete",
-    "Partial" and "Missing" are not; "N/A" and claims citing nothing are left out."""
+    "Partial" and "Missing" are not; "N/A" and claims citing nothing are left out. ``questions``
+    picks rows of the file: the first 75 are the tuning half, the rest the test half."""
     out: list[ClaimPair] = []
     with (DATA / "expertqa" / "rand_test.jsonl").open() as f:
-        for line in f:
+        for line in list(f)[questions]:
             row = json.loads(line)
             for answer in row["answers"].values():
                 for c in answer["claims"]:

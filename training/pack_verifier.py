@@ -9,7 +9,8 @@ split into ``base.part-NN`` files of ``--chunk-mb`` so each fits one transfer, p
 and tokenizer. ``train_verifier.py
 --packed`` reads the folder. The train mix is the shipped cross-encoder's
 (``nli_data.training_mix``, licences there), plus the claim-style pairs and the role swaps
-beside their originals (the swaps alone taught a shortcut, see the MiniLM model card).
+beside their originals (the swaps alone taught a shortcut, see the MiniLM model card), and the claim pairs of
+the claim sets' tuning halves (``training/task_pairs.py``, ``--task`` times).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from training.claim_pairs import claim_pairs
 from training.nli_data import LABELS, Pair, evaluation_sets, training_mix
 from training.swap_pairs import swap_pairs
+from training.task_pairs import task_pairs
 
 BASE_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 
@@ -53,12 +55,14 @@ def row(pair: Pair, split: str) -> str:
                        "source": pair.source, "split": split}, ensure_ascii=False)
 
 
-def write_data(out: Path, *, seed: int, claims: int, swaps: int, dev_size: int) -> dict[str, object]:
+def write_data(out: Path, *, seed: int, claims: int, swaps: int, dev_size: int, task: int) -> dict[str, object]:
     train, dev = training_mix(seed=seed)
     train += swap_pairs(train, random.Random(seed), limit=swaps, originals=True) if swaps else []
     train += claim_pairs(seed) * claims
+    task_train, task_dev = task_pairs() if task else ([], [])
+    train += task_train * task
     random.Random(seed).shuffle(train)
-    dev = random.Random(seed).sample(dev, min(dev_size, len(dev)))
+    dev = random.Random(seed).sample(dev, min(dev_size, len(dev))) + task_dev
     held = evaluation_sets()
     with gzip.open(out / "data.jsonl.gz", "wt", encoding="utf-8") as f:
         for split, pairs in (("train", train), ("dev", dev)):
@@ -66,7 +70,7 @@ def write_data(out: Path, *, seed: int, claims: int, swaps: int, dev_size: int) 
         for pairs in held.values():
             f.writelines(row(p, "eval") + "\n" for p in pairs)
     return {"train_pairs": len(train), "dev_pairs": len(dev), "seed": seed, "claims_repeat": claims,
-            "swaps_limit": swaps, "train_sources": dict(Counter(p.source for p in train)),
+            "swaps_limit": swaps, "task_repeat": task, "train_sources": dict(Counter(p.source for p in train)),
             "train_labels": {LABELS[k] if k >= 0 else "not_entailment": v
                              for k, v in Counter(p.label for p in train).items()},
             "eval_pairs": {name: len(pairs) for name, pairs in held.items()}}
@@ -81,9 +85,12 @@ def main() -> None:
     ap.add_argument("--claims", type=int, default=3, help="times the claim-style pairs are repeated")
     ap.add_argument("--swaps", type=int, default=6000, help="role-swap negatives, each beside its original")
     ap.add_argument("--dev-size", type=int, default=3000)
+    ap.add_argument("--task", type=int, default=1,
+                    help="times the tuning halves' claim pairs (training/task_pairs.py) are repeated; 0: none")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    info = write_data(args.out, seed=args.seed, claims=args.claims, swaps=args.swaps, dev_size=args.dev_size)
+    info = write_data(args.out, seed=args.seed, claims=args.claims, swaps=args.swaps, dev_size=args.dev_size,
+                      task=args.task)
     if args.base:
         for name in BASE_FILES:
             if (args.base / name).exists():
