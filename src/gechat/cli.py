@@ -34,6 +34,7 @@ from gechat.cli_common import (
     workspace,
 )
 from gechat.cli_graph import graph_app
+from gechat.cli_keys import keys_app
 from gechat.cli_serve import serve
 from gechat.errors import GechatError
 from gechat.settings import Settings
@@ -46,6 +47,7 @@ app = typer.Typer(
 models_app = typer.Typer(no_args_is_help=True, help="The offline models: list, pull, verify, path.")
 app.add_typer(models_app, name="models")
 app.add_typer(graph_app, name="graph")
+app.add_typer(keys_app, name="keys")
 COLORS = {"supported": "green", "unsupported": "yellow", "contradicted": "red", "no fact": "bright_black"}
 MARKS = {"supported": "✔", "unsupported": "?", "contradicted": "✘", "no fact": "–"}
 _settings, _workspace = settings, workspace

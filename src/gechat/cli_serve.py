@@ -12,16 +12,19 @@ import typer
 from gechat.cli_common import ConfigOpt, PresetOpt, err, settings
 from gechat.errors import GechatError
 
+SERVER_ROOT = Path(".gechat-server")  # also where `gechat keys` looks for the keys file
+
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on; loopback only unless --allow-remote.")] = (
         "127.0.0.1"),
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
-    root: Annotated[Path, typer.Option(help="Directory of the server's workspaces (created if missing).")] = Path(
-        ".gechat-server"),
+    root: Annotated[Path, typer.Option(
+        help="Directory of the server's workspaces and its keys file (created if missing).")] = SERVER_ROOT,
     api_key_env: Annotated[str, typer.Option(
-        help="Environment variable holding the API key; when it is set, every request but "
-             "/v1/health needs `Authorization: Bearer KEY` or `X-API-Key: KEY`.")] = "GECHAT_API_KEY",
+        help="Environment variable holding the legacy single API key (admin on every workspace); "
+             "when it is set, or `gechat keys add` made keys, every request but /v1/health needs "
+             "`Authorization: Bearer KEY` or `X-API-Key: KEY`.")] = "GECHAT_API_KEY",
     allow_remote: Annotated[bool, typer.Option(
         "--allow-remote", help="Allow a non-loopback --host (set an API key too).")] = False,
     max_upload_mb: Annotated[float | None, typer.Option(help="Largest file accepted (default: max_file_mb).")] = None,
@@ -35,13 +38,18 @@ def serve(
     import uvicorn
 
     from gechat.api import create_app
+    from gechat.api.access import serve_hosts
 
     api_key = os.environ.get(api_key_env) or None
-    if not _is_loopback(host) and api_key is None:
-        err.print(f"[yellow]warning:[/] listening on {host} without an API key (set ${api_key_env})")
-    app = create_app(root, settings(preset, config), api_key=api_key, max_upload_mb=max_upload_mb)
+    s = settings(preset, config)
+    app = create_app(root, s, api_key=api_key, max_upload_mb=max_upload_mb,
+                     allowed_hosts=serve_hosts(host, s.allowed_hosts))
+    keyed = bool(getattr(app, "api_key_required", False))
+    if not _is_loopback(host) and not keyed:
+        err.print(f"[yellow]warning:[/] listening on {host} without an API key (`gechat keys add`, or set "
+                  f"${api_key_env}); only Host names in allowed_hosts are answered")
     err.print(f"gechat on http://{host}:{port}/ (the page; API under /v1, its docs at /docs), workspaces in {root}"
-              + (", API key required" if api_key else ""))
+              + (", API key required" if keyed else ""))
     # one process: jobs and the model live in its memory
     uvicorn.run(app, host=host, port=port, log_level="info")
 

@@ -21,7 +21,7 @@ from gechat.answer.base import PrefillingAnswerer, StreamingAnswerer
 from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
 from gechat.correct import CORRECTORS, Corrector
-from gechat.documents import Deadline, chunk_sentences, load_document, split_sentences
+from gechat.documents import Deadline, Limits, chunk_sentences, load_document, split_sentences
 from gechat.errors import GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
 from gechat.graph import EXTRACTORS
@@ -35,6 +35,7 @@ from gechat.retrieve import RETRIEVERS, Retriever
 from gechat.retrieve.base import ExplainingRetriever
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
+from gechat.store.faults import kill_point
 from gechat.store.sqlite import SQLiteStore
 from gechat.types import Answer, ChunkHit, ChunkSpan, Document, ParsedDocument, SentenceSpan, Usage
 
@@ -170,6 +171,7 @@ class Workspace:
 
     def _add_one(self, path: Path, progress: Progress | None) -> AddResult:
         def step(name: str) -> None:
+            kill_point(name)
             if progress is not None:
                 progress(str(path), name)
 
@@ -190,7 +192,7 @@ class Workspace:
         parsed, sentences, chunks = read_document(path, len(data), self.settings)
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
-        self._check_embedder(bool(self.store.documents()))
+        self._check_embedder()  # before embedding: the store checks again as it commits
         texts = [s.text for s in sentences] + [c.text for c in chunks]
         parts = []
         for i in range(0, len(texts), EMBED_SLICE):  # slices, so the progress bar moves on a long filing
@@ -201,22 +203,16 @@ class Workspace:
         timings["embed"] = time.perf_counter() - t
         t = time.perf_counter()
         step("storing")
-        doc = self.store.insert(NewDocument(str(path.resolve()), sha, parsed, sentences, chunks, s_vecs, c_vecs))
-        if self.store.get_meta("embedder") is None:
-            self.store.set_meta("embedder", self._embedder_id())
+        doc = self.store.insert(NewDocument(str(path.resolve()), sha, parsed, sentences, chunks, s_vecs, c_vecs,
+                                            self._embedder_id()))
         timings["store"] = time.perf_counter() - t
         return AddResult(path=str(path), status="added", document=doc, steps=timings)
 
     def _embedder_id(self) -> str:
         return f"{self.embedder.name}/{self.embedder.dim}"
 
-    def _check_embedder(self, has_documents: bool) -> None:
-        stored = self.store.get_meta("embedder")
-        if stored is not None and has_documents and stored != self._embedder_id():
-            raise StoreError(
-                f"this workspace was indexed with embedder {stored}, not {self._embedder_id()}",
-                hint="use the same embedder setting, or a new --workspace",
-            )
+    def _check_embedder(self) -> None:
+        self.store.check_embedder(self._embedder_id())
 
     def documents(self) -> list[Document]:
         return self.store.documents()
@@ -242,7 +238,7 @@ class Workspace:
             raise GechatError("the question is empty", hint='ask something, e.g. gechat ask "What is X?"')
         if not self.store.documents():
             raise StoreError("this workspace has no documents", hint="add some with `gechat add FILE`")
-        self._check_embedder(has_documents=True)
+        self._check_embedder()
         return question
 
     def ask(self, question: str, *, correct: bool | None = None) -> Answer:
@@ -368,11 +364,11 @@ def read_document(path: Path, size: int, settings: Settings
     settings' size limit and time budgets (``size``: the file's bytes)."""
     s = settings
     budget = (s.ingest_budget_s, s.ingest_budget_s_per_mb)
-    parsed = load_document(path, max_bytes=int(s.max_file_mb * 1024 * 1024),
-                           max_unpacked=int(s.max_unpacked_mb * 1024 * 1024),
+    limits = Limits.from_settings(s)  # what one document may hold: pages, text, sentences, elements
+    parsed = load_document(path, limits=limits,
                            deadline=Deadline.for_size(path.name, "parsing", size, *budget, unit="MB of file"))
     split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget, unit="MB of text")
-    sentences = split_sentences(parsed, split_budget)
+    sentences = split_sentences(parsed, split_budget, limits.max_sentences)
     chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=s.chunk_tokens, n_chunks=s.n_chunks)
     return parsed, sentences, chunks
 

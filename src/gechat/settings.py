@@ -66,6 +66,13 @@ class Settings(BaseSettings):
     max_file_mb: float = 200.0
     # what a zip-based file (.docx) may unpack to: a 470 KB .docx can hold 150 MB of XML
     max_unpacked_mb: float = 200.0
+    # what one document may hold, checked while it is read (gechat.documents.limits): a 500-page
+    # annual report has ~1.6 MB of text, 12,000 sentences, 200,000 XML elements as a .docx; a PDF
+    # takes ~90 MB of memory per MB of text, so 8 MB keeps one document under ~1 GB
+    max_pages: int = Field(default=5000, ge=1)
+    max_text_mb: float = Field(default=8.0, gt=0)  # extracted text, in millions of characters (2^20)
+    max_sentences: int = Field(default=100_000, ge=1)
+    max_elements: int = Field(default=2_000_000, ge=1)  # XML elements of a .docx, HTML elements of a page
     # ingestion watches itself: each stage of reading a document may take ingest_budget_s +
     # ingest_budget_s_per_mb x its size in MB (the file's for parsing, the extracted text's for
     # sentence splitting); past that it is stopped with an error naming the stage, and the rest
@@ -73,6 +80,10 @@ class Settings(BaseSettings):
     # ingest.md). 0 (or None): no limit
     ingest_budget_s: float | None = Field(default=60.0, ge=0)
     ingest_budget_s_per_mb: float = Field(default=60.0, ge=0)
+    # the server's ingestion jobs (docs/server.md): one may run job_timeout_s, and is stopped
+    # (failed, with the reason) once the process's resident memory passes job_memory_mb; 0: no limit
+    job_timeout_s: float = Field(default=3600.0, ge=0)
+    job_memory_mb: float = Field(default=16000.0, ge=0)
 
     # knowledge graph (GE-Chat step 2), built as documents are added: fast (spaCy, no LLM),
     # llm (JSON-constrained extraction + relation probing) or none
@@ -99,9 +110,12 @@ class Settings(BaseSettings):
     # scopecoe (Chain of Evidence): candidates from this retriever, how many, and how its judge
     # decides. The judge is the grounding model (None) or another entailment backend ("llm");
     # intent and relations hold in a snippet at this P(entailment), a keyword when its words are
-    # there or a sentence of the snippet is this close to it (cosine)
+    # there or a sentence of the snippet is this close to it (cosine). With scopecoe_fill the
+    # covering set is topped up with the base ranking's next snippets to the top k: a minimal
+    # set misses a second hop whose words the question does not hold
     scopecoe_base: str = "vector"
     scopecoe_candidates: int = 10
+    scopecoe_fill: bool = False
     scopecoe_judge: str | None = None
     scopecoe_threshold: float = 0.5
     scopecoe_keyword_threshold: float = 0.6
@@ -183,6 +197,12 @@ class Settings(BaseSettings):
     # chosen on HaluEval-QA dev rows 0-199 (benchmarks/correction.py): every value from 0.75 to 0.9
     # fixed 0.545 of the hallucinated answers and left the right ones whole; 0.9 was best before
     correct_threshold: float = 0.9
+
+    # the API server (gechat serve): Host names it answers to while no API key is in force,
+    # besides the loopback names and its --host (a page that rebinds its DNS name to this
+    # machine is refused); web origins whose pages may call it (CORS; none: its own page only)
+    allowed_hosts: list[str] = Field(default_factory=list)
+    cors_origins: list[str] = Field(default_factory=list)
 
     preset: Literal["default", "fast", "test"] = "default"
 

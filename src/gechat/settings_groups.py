@@ -1,5 +1,5 @@
 """Settings by group: what a user sets (llm, models, documents, graph, retrieval, answer,
-evidence) apart from the research knobs (tuning).
+evidence, server) apart from the research knobs (tuning).
 
 A settings file may write each group as a TOML table:
 
@@ -30,18 +30,22 @@ GROUPS: dict[str, dict[str, str]] = {
                "entailment_model": "entailment_model", "entailment_batch": "entailment_batch",
                "verifier_model": "verifier_model", "verifier_top": "verifier_top"},
     "documents": {"chunk_tokens": "chunk_tokens", "n_chunks": "n_chunks", "max_file_mb": "max_file_mb",
-                  "max_unpacked_mb": "max_unpacked_mb",
-                  "ingest_budget_s": "ingest_budget_s", "ingest_budget_s_per_mb": "ingest_budget_s_per_mb"},
+                  "max_unpacked_mb": "max_unpacked_mb", "max_pages": "max_pages", "max_text_mb": "max_text_mb",
+                  "max_sentences": "max_sentences", "max_elements": "max_elements",
+                  "ingest_budget_s": "ingest_budget_s", "ingest_budget_s_per_mb": "ingest_budget_s_per_mb",
+                  "job_timeout_s": "job_timeout_s", "job_memory_mb": "job_memory_mb"},
     "graph": {"extractor": "graph", "unit_tokens": "graph_unit_tokens", "gleaning": "graph_gleaning",
               "probe": "graph_probe", "probe_pairs": "graph_probe_pairs"},
     "retrieval": {"retriever": "retriever", "top_k_chunks": "top_k_chunks", "scopecoe_base": "scopecoe_base",
-                  "scopecoe_candidates": "scopecoe_candidates", "scopecoe_judge": "scopecoe_judge"},
+                  "scopecoe_candidates": "scopecoe_candidates", "scopecoe_judge": "scopecoe_judge",
+                  "scopecoe_fill": "scopecoe_fill"},
     "answer": {"max_tokens": "answer_max_tokens", "excerpt_tokens": "answer_excerpt_tokens",
                "max_thoughts": "max_thoughts", "claims_from_thoughts": "claims_from_thoughts"},
     "evidence": {"selector": "evidence", "steps": "evidence_steps", "claim_atoms": "claim_atoms",
                  "supported_threshold": "supported_threshold",
                  "contradicted_threshold": "contradicted_threshold", "correct": "correct",
                  "correct_triplets": "correct_triplets"},
+    "server": {"allowed_hosts": "allowed_hosts", "cors_origins": "cors_origins"},
     # research knobs: calibrated on dev splits; a user rarely has reason to move them
     "tuning": {name: name for name in (
         "alpha", "beta", "len_norm", "len_ref_words", "evidence_max_candidates", "set_top", "set_anchors",

@@ -201,6 +201,8 @@ ROUTES = [
     ("get", "/v1/workspaces/{ws}/documents/{doc_id}/pages/{n}.png"), ("post", "/v1/workspaces/{ws}/ask"),
     ("post", "/v1/workspaces/{ws}/ask/prepare"),
     ("get", "/v1/jobs/{job_id}"), ("get", "/v1/jobs/{job_id}/events"),
+    ("delete", "/v1/jobs/{job_id}"), ("get", "/v1/workspaces/{ws}/jobs"),
+    ("post", "/v1/workspaces/{ws}/documents/{doc_id}/graph"),
 ]
 
 

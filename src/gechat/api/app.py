@@ -1,12 +1,11 @@
 """The REST API: ``create_app(root, settings)`` gives a FastAPI app over the workspaces in ``root``.
 
-Everything is under ``/v1``; errors are problem+json; an optional API key guards every
-route but the health check and the OpenAPI docs.
+Everything is under ``/v1``; errors are problem+json; API keys (``gechat.api.keys``) with
+per-workspace grants, and the Host and Origin checks, are ``gechat.api.access``.
 """
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,17 +14,20 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.middleware.cors import CORSMiddleware
 
 import gechat
 from gechat.api import routes_documents, routes_workspaces
+from gechat.api.access import OPEN_PATHS, AccessMiddleware, check_origins
+from gechat.api.body_limit import BodyLimitMiddleware
 from gechat.api.jobs import JobStore
-from gechat.api.problems import PROBLEM_JSON, Problem, install_handlers, problem_response
+from gechat.api.keys import KeyStore
+from gechat.api.problems import PROBLEM_JSON, ApiError, install_handlers
 from gechat.api.state import ServerState
+from gechat.api.uploads import UploadLimit
 from gechat.api.workspaces import WorkspaceFactory, WorkspaceRegistry
 from gechat.settings import Settings
 
-OPEN_PATHS = frozenset({"/v1/health", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc", "/"})
 WEB_DIR = Path(__file__).with_name("web")  # the page: static files, no build step
 
 
@@ -57,25 +59,33 @@ class GechatAPI(FastAPI):
 
 
 def create_app(root: Path, settings: Settings, *, api_key: str | None = None, max_upload_mb: float | None = None,
-               workspace_factory: WorkspaceFactory | None = None) -> FastAPI:
+               workspace_factory: WorkspaceFactory | None = None, allowed_hosts: list[str] | None = None) -> FastAPI:
     """``workspace_factory(path, settings)`` builds each workspace (tests pass fakes);
-    ``max_upload_mb`` defaults to ``settings.max_file_mb``."""
+    ``max_upload_mb`` defaults to ``settings.max_file_mb``. ``api_key`` is the legacy single
+    key (admin on every workspace); the keys file in ``root`` holds the others.
+    ``allowed_hosts`` None: no Host check (a library or test app); ``gechat serve`` passes
+    ``access.serve_hosts``."""
+    keys = KeyStore(Path(root))
+    keyed = bool(api_key) or bool(keys.load())  # an unreadable keys file stops the server here
+    cors = check_origins(settings.cors_origins)
     state = ServerState(
         settings=settings,
         workspaces=WorkspaceRegistry(Path(root), settings, workspace_factory),
-        jobs=JobStore(),
-        max_upload_bytes=int((max_upload_mb if max_upload_mb is not None else settings.max_file_mb) * 1024 * 1024),
+        jobs=JobStore(Path(root), settings),
+        upload_limit=UploadLimit.of(settings.max_file_mb, "max_file_mb") if max_upload_mb is None
+        else UploadLimit.of(max_upload_mb, "max_upload_mb"),
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state.jobs.start(state.workspaces)  # resumes what a stopped server left unfinished
         yield
         state.jobs.close()
         state.workspaces.close()
 
     app = GechatAPI(title="gechat", version=gechat.__version__, lifespan=lifespan,
                     summary="Answers about your own documents, with verbatim, entailment-checked evidence.")
-    app.api_key_required = bool(api_key)
+    app.api_key_required = keyed
     app.state.gechat = state
     install_handlers(app)
     app.include_router(routes_workspaces.router)
@@ -86,35 +96,19 @@ def create_app(root: Path, settings: Settings, *, api_key: str | None = None, ma
     def page() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
-    if api_key:
-        app.add_middleware(ApiKeyMiddleware, key=api_key)
+    # inside the access checks (a client without a key learns nothing), before any body is read
+    app.add_middleware(BodyLimitMiddleware, limit=state.upload_limit,
+                       workspace_exists=lambda ws: ws in state.workspaces.ids())
+    app.add_middleware(AccessMiddleware, keys=keys, legacy_key=api_key, allowed_hosts=allowed_hosts,
+                       cors_origins=cors, job_workspace=lambda job_id: _job_workspace(state, job_id))
+    if cors:  # outside the access checks: a browser's preflight carries no key
+        app.add_middleware(CORSMiddleware, allow_origins=cors, allow_methods=["*"], allow_headers=["*"],
+                           expose_headers=["Location"])
     return app
 
 
-class ApiKeyMiddleware:
-    """Checks ``Authorization: Bearer KEY`` or ``X-API-Key: KEY`` before the body is read, so a
-    client without the key cannot make the server spool a large upload."""
-
-    def __init__(self, app: ASGIApp, key: str) -> None:
-        self.app = app
-        self.key = key.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        # the page itself holds no data: it asks for the key when the API answers 401
-        if scope["type"] != "http" or path in OPEN_PATHS or path.startswith("/web/") or self._allowed(scope):
-            await self.app(scope, receive, send)
-            return
-        p = Problem(type="urn:gechat:problem:unauthorized", title="Unauthorized", status=401,
-                    detail="this server needs an API key",
-                    hint="send it as `Authorization: Bearer KEY` or `X-API-Key: KEY`")
-        await problem_response(p, headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
-
-    def _allowed(self, scope: Scope) -> bool:
-        given = []
-        for name, value in scope["headers"]:
-            if name == b"authorization" and value[:7].lower() == b"bearer ":
-                given.append(value[7:].strip())
-            elif name == b"x-api-key":
-                given.append(value.strip())
-        return any(hmac.compare_digest(g, self.key) for g in given)
+def _job_workspace(state: ServerState, job_id: str) -> str | None:
+    try:
+        return state.jobs.get(job_id).workspace
+    except ApiError:
+        return None

@@ -16,8 +16,10 @@ from gechat.types import Document
 
 WS_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
-JobState = Literal["queued", "running", "done", "failed"]
-FileStatus = Literal["pending", "added", "duplicate", "failed"]
+JobState = Literal["queued", "running", "done", "failed", "cancelled"]
+JobKind = Literal["add", "graph"]
+FileStatus = Literal["pending", "added", "duplicate", "failed", "cancelled"]
+GraphStatus = Literal["complete", "partial", "none"]
 
 
 class Health(BaseModel):
@@ -37,6 +39,14 @@ class WorkspaceList(BaseModel):
     workspaces: list[str]
 
 
+class GraphState(BaseModel):
+    status: GraphStatus = Field(description="complete: every chunk is in the graph; partial: some are (an "
+                                            "interrupted build: POST .../graph finishes it); none: no chunk is")
+    extractor: str | None = Field(description="The workspace's graph extractor; null: graphs are off")
+    chunks_done: int
+    chunks_total: int
+
+
 class DocumentOut(BaseModel):
     id: int
     title: str
@@ -47,11 +57,13 @@ class DocumentOut(BaseModel):
     n_sentences: int
     n_chunks: int
     added_at: str
+    graph: GraphState | None = Field(default=None, description="How far the knowledge graph got (listings)")
 
     @classmethod
-    def of(cls, d: Document) -> DocumentOut:
+    def of(cls, d: Document, graph: GraphState | None = None) -> DocumentOut:
         return cls(id=d.id, title=d.title, file_name=Path(d.path).name, kind=d.kind, sha256=d.sha256,
-                   n_pages=d.n_pages, n_sentences=d.n_sentences, n_chunks=d.n_chunks, added_at=d.added_at)
+                   n_pages=d.n_pages, n_sentences=d.n_sentences, n_chunks=d.n_chunks, added_at=d.added_at,
+                   graph=graph)
 
 
 class DocumentList(BaseModel):
@@ -111,6 +123,7 @@ class FileProgress(BaseModel):
 class JobOut(BaseModel):
     id: str
     workspace: str
+    kind: JobKind = Field(default="add", description="add: upload files; graph: finish a document's graph")
     state: JobState
     created_at: str
     started_at: str | None = None
@@ -118,6 +131,11 @@ class JobOut(BaseModel):
     files: list[FileProgress]
     error: ErrorInfo | None = Field(default=None,
                                     description="Why the job as a whole failed; per-file errors are in files")
+    resumed: int = Field(default=0, description="How often a server restart picked this job up again")
+
+
+class JobList(BaseModel):
+    jobs: list[JobOut] = Field(description="Newest first")
 
 
 class JobAccepted(BaseModel):

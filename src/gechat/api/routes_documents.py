@@ -1,4 +1,4 @@
-"""Documents: upload (as a job), list, text, pages, page images, delete; and asking."""
+"""Documents: upload (as a job), list, text, pages, page images, delete, finish a graph; and asking."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Query, Request, Response, UploadFile
 from fastapi.responses import StreamingResponse
 
+from gechat.api.graph_status import graph_state
 from gechat.api.locks import MODEL
 from gechat.api.models import (
     AskRequest,
@@ -15,6 +16,7 @@ from gechat.api.models import (
     DocumentOut,
     DocumentText,
     JobAccepted,
+    JobOut,
     PageList,
     PageSize,
     Prepared,
@@ -38,21 +40,32 @@ def upload(h: Handle, state: State, response: Response, files: Annotated[list[Up
     them in a background job; poll `status_url` or follow `events_url`."""
     ups = [Upload(safe_name(f.filename), f.file) for f in files]
     for up in ups:
-        check(up, state.max_upload_bytes)
-    job = state.jobs.submit(h, [save(up, h.uploads) for up in ups])
-    status_url = f"/v1/jobs/{job.id}"
-    response.headers["Location"] = status_url
-    return JobAccepted(job_id=job.id, status_url=status_url, events_url=f"{status_url}/events")
+        check(up, state.upload_limit)
+    return _accepted(state.jobs.submit(h, [save(up, h.uploads) for up in ups]), response)
 
 
 @router.get("/documents", responses=responses(401, 404))
 def list_documents(h: Handle) -> DocumentList:
-    return DocumentList(documents=[DocumentOut.of(d) for d in h.workspace().documents()])
+    """Each with its graph's status: `partial` (or `none` where the workspace builds graphs)
+    means a build was cut short; `POST .../documents/{doc_id}/graph` finishes it."""
+    ws = h.workspace()
+    return DocumentList(documents=[DocumentOut.of(d, graph_state(ws, d.id)) for d in ws.documents()])
 
 
 @router.get(DOC, responses=responses(401, 404))
 def get_document(h: Handle, doc_id: int) -> DocumentOut:
-    return DocumentOut.of(_doc(h, doc_id))
+    return DocumentOut.of(_doc(h, doc_id), graph_state(h.workspace(), doc_id))
+
+
+@router.post(DOC + "/graph", status_code=202, responses=responses(401, 404, 409))
+def finish_graph(h: Handle, state: State, response: Response, doc_id: int) -> JobAccepted:
+    """Queues a job that extends the document's graph with the chunks not in it yet: what a
+    killed server, a cancel or a budget left partial. A complete graph's job ends at once."""
+    doc = _doc(h, doc_id)
+    if h.workspace().settings.graph == "none":
+        raise ApiError(409, "this server builds no knowledge graph (graph = none)",
+                       hint="start the server with graph = fast or llm to build graphs")
+    return _accepted(state.jobs.submit_graph(h, doc), response)
 
 
 @router.delete(DOC, responses=responses(401, 404, 409))
@@ -111,7 +124,7 @@ def ask(body: AskRequest, h: Handle, request: Request,
     ws = h.for_retriever(body.retriever)
     question = check_question(ws, body.question)  # refusals are problems, before any stream starts
     if stream or "text/event-stream" in request.headers.get("accept", ""):
-        return StreamingResponse(sse_from_thread(lambda: ask_stream(ws, question, body.correct), MODEL.for_question),
+        return StreamingResponse(sse_from_thread(lambda: ask_stream(ws, question, body.correct), h.asking),
                                  media_type="text/event-stream", headers=SSE_HEADERS)
     with MODEL.for_question():
         return ws.ask(question, correct=body.correct)
@@ -130,6 +143,12 @@ def prepare(body: AskRequest, h: Handle) -> Prepared:
         if stop is None:
             return Prepared(prepared=False, busy=True)
         return Prepared(prepared=ws.prepare(question, stop=stop), busy=False)
+
+
+def _accepted(job: JobOut, response: Response) -> JobAccepted:
+    status_url = f"/v1/jobs/{job.id}"
+    response.headers["Location"] = status_url
+    return JobAccepted(job_id=job.id, status_url=status_url, events_url=f"{status_url}/events")
 
 
 def _doc(h: WorkspaceHandle, doc_id: int) -> Document:

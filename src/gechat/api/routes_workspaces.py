@@ -1,17 +1,18 @@
-"""Health, workspaces, and the ingestion jobs' status and events."""
+"""Health, workspaces, and the ingestion jobs: status, events, a workspace's list, cancel."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Response
+from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import StreamingResponse
 
 import gechat
+from gechat.api.access import visible
 from gechat.api.jobs import FINISHED
-from gechat.api.models import Health, JobOut, WorkspaceCreate, WorkspaceList, WorkspaceOut
+from gechat.api.models import Health, JobList, JobOut, WorkspaceCreate, WorkspaceList, WorkspaceOut
 from gechat.api.problems import responses
-from gechat.api.state import State, WsId
+from gechat.api.state import Handle, State, WsId
 from gechat.api.streaming import POLL_S, SSE_DOC, SSE_HEADERS, relay, sse
 
 router = APIRouter(prefix="/v1")
@@ -25,8 +26,9 @@ def health() -> Health:
 
 
 @router.get("/workspaces", tags=["workspaces"], responses=responses(401))
-def list_workspaces(state: State) -> WorkspaceList:
-    return WorkspaceList(workspaces=state.workspaces.ids())
+def list_workspaces(state: State, request: Request) -> WorkspaceList:
+    """With API keys in force, only the workspaces the key has a grant on."""
+    return WorkspaceList(workspaces=visible(request, state.workspaces.ids()))
 
 
 @router.post("/workspaces", status_code=201, tags=["workspaces"], responses=responses(400, 401, 409))
@@ -38,15 +40,34 @@ def create_workspace(body: WorkspaceCreate, state: State, response: Response) ->
 
 @router.delete("/workspaces/{ws}", tags=["workspaces"], responses=responses(401, 404, 409))
 def delete_workspace(ws: WsId, state: State) -> WorkspaceOut:
-    """Removes the workspace, its documents and its uploaded files; waits for its running job."""
+    """Removes the workspace, its documents, its uploaded files and its jobs; cancels its
+    running job first (what it had added goes with the workspace)."""
+    state.workspaces.get(ws)  # a 404 before anything is cancelled
+    state.jobs.cancel_workspace(ws)
     state.workspaces.delete(ws)
+    state.jobs.forget_workspace(ws)
     return WorkspaceOut(id=ws)
+
+
+@router.get("/workspaces/{ws}/jobs", tags=["jobs"], responses=responses(401, 404))
+def workspace_jobs(h: Handle, state: State) -> JobList:
+    """The workspace's jobs, newest first: those running and queued, and the latest finished."""
+    return JobList(jobs=state.jobs.list(h.id))
 
 
 @router.get("/jobs/{job_id}", tags=["jobs"], responses=responses(401, 404))
 def job_status(job_id: JobId, state: State) -> JobOut:
-    """Jobs are kept in memory: a server restart forgets them (not the documents they added)."""
+    """Jobs are stored: a restart resumes an unfinished one (`resumed` counts how often), or
+    fails it with the reason when its uploaded files are gone."""
     return state.jobs.get(job_id)
+
+
+@router.delete("/jobs/{job_id}", tags=["jobs"], responses=responses(401, 404))
+def cancel_job(job_id: JobId, state: State) -> JobOut:
+    """Cancels a queued or running job, and answers once it has stopped (a second or two, also
+    in the middle of parsing a big file): `cancelled`, the files added so far kept, the rest
+    marked `cancelled` and their uploads removed. A finished job is answered as it is."""
+    return state.jobs.cancel(job_id)
 
 
 @router.get("/jobs/{job_id}/events", tags=["jobs"], response_class=StreamingResponse,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -9,6 +10,7 @@ from fastapi import Depends, Path, Request
 
 from gechat.api.jobs import JobStore
 from gechat.api.models import WS_ID_PATTERN
+from gechat.api.uploads import UploadLimit
 from gechat.api.workspaces import WorkspaceHandle, WorkspaceRegistry
 from gechat.settings import Settings
 
@@ -18,7 +20,7 @@ class ServerState:
     settings: Settings
     workspaces: WorkspaceRegistry
     jobs: JobStore
-    max_upload_bytes: int
+    upload_limit: UploadLimit
 
 
 def get_state(request: Request) -> ServerState:
@@ -30,8 +32,11 @@ State = Annotated[ServerState, Depends(get_state)]
 WsId = Annotated[str, Path(pattern=WS_ID_PATTERN, description="Letters, digits, _ and -; at most 64.")]
 
 
-def get_handle(ws: WsId, state: State) -> WorkspaceHandle:
-    return state.workspaces.get(ws)
+async def get_handle(ws: WsId, state: State) -> AsyncIterator[WorkspaceHandle]:
+    """The workspace, counted in flight until the response is sent (a streamed one too): a
+    delete waits for it. Async, so entering and leaving never wait for a worker thread."""
+    with state.workspaces.get(ws).using() as h:
+        yield h
 
 
 Handle = Annotated[WorkspaceHandle, Depends(get_handle)]

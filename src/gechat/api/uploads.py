@@ -41,7 +41,20 @@ class Upload:
     data: BinaryIO
 
 
-def check(up: Upload, limit_bytes: int) -> None:
+@dataclass(frozen=True)
+class UploadLimit:
+    """The largest upload, and how the setting that sets it reads: "max_file_mb = 200 MB".
+    MB as the setting's name says: 10^6 bytes, so the number in a 413 is the number set."""
+
+    bytes: int
+    label: str
+
+    @classmethod
+    def of(cls, mb: float, setting: str) -> UploadLimit:
+        return cls(int(mb * 1_000_000), f"{setting} = {mb:g} MB")
+
+
+def check(up: Upload, limit: UploadLimit) -> None:
     """Raises a 413 or 415 problem naming the file."""
     suffix = Path(up.name).suffix.lower()
     kind = KINDS.get(suffix)
@@ -49,8 +62,8 @@ def check(up: Upload, limit_bytes: int) -> None:
         raise ApiError(415, f"{up.name}: unsupported file type {suffix or '(no suffix)'!r}",
                        hint=f"upload one of: {' '.join(sorted(KINDS))}")
     size = _size(up.data)
-    if size > limit_bytes:
-        raise ApiError(413, f"{up.name} is {size / 1e6:.1f} MB; the limit is {limit_bytes / 1e6:.1f} MB",
+    if size > limit.bytes:
+        raise ApiError(413, f"{up.name} is {size / 1e6:.1f} MB, larger than {limit.label} (the upload limit)",
                        hint="split the document, or start the server with a higher limit")
     if size == 0:
         raise ApiError(422, f"{up.name} is empty", hint="upload a file with some text in it")

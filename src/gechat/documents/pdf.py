@@ -9,14 +9,16 @@ The loader only reads: nothing is written anywhere.
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
 
 from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.headings import MAX_HEADING_CHARS, Block, clean_heading, locate_outline, sized_headings
+from gechat.documents.limits import DEFAULT_LIMITS, Limits, TextBudget, check_pages
 from gechat.documents.pdf_layout import (
     Line,
     RawWord,
@@ -33,6 +35,7 @@ from gechat.documents.pdf_layout import (
     rows_of,
 )
 from gechat.documents.pdf_tables import table_rows
+from gechat.documents.quality import Shape, garbled, shape
 from gechat.documents.tables import Part
 from gechat.errors import LoadError
 from gechat.types import Heading, PageInfo, ParsedDocument, Span, WordBox
@@ -42,6 +45,8 @@ DEFAULT_MAX_BYTES = 200_000_000  # 200 MB
 _FLAGS = (pymupdf.TEXTFLAGS_WORDS | pymupdf.TEXT_MEDIABOX_CLIP) & ~pymupdf.TEXT_PRESERVE_LIGATURES
 _HYPHENS = ("-", "\u00ad", "\u2010")
 _OCR_HINT = "Run OCR first (for example `ocrmypdf in.pdf out.pdf`), then add the new file."
+_PAGE_SAMPLE = 3000  # characters of each page whose shape is measured: enough to tell soup
+log = logging.getLogger("gechat.documents")
 
 
 class PdfLoader:
@@ -50,16 +55,18 @@ class PdfLoader:
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
 
-    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
+    def load(self, path: Path, deadline: Deadline = UNLIMITED, limits: Limits = DEFAULT_LIMITS) -> ParsedDocument:
         check_size(path, self.max_bytes)
         with _open(path) as doc:
             if doc.page_count == 0:
                 raise LoadError(f"{path.name} is empty: the PDF has no pages.",
                                 hint="Export the document to PDF again.")
-            pages, failed = _extract(doc, deadline)
+            check_pages(path.name, doc.page_count, limits)
+            pages, failed = _extract(doc, deadline, TextBudget(path.name, limits.max_text_chars))
             if not any(p.lines for p in pages):
                 _raise_no_text(doc, path, failed)
             outline, meta_title = _outline(doc)
+        drop_garbled(pages, path.name)
         parsed = build_document(pages, title=path.stem, deadline=deadline)
         if outline:  # the author's own outline, where there is one, over type sizes
             parsed.headings = locate_outline(parsed.text, parsed.pages, outline)
@@ -139,9 +146,11 @@ class PageText:
     shown_width: float  # as displayed (``page.rect``), the space boxes are reported in
     shown_height: float
     matrix: tuple[float, float, float, float, float, float] | None = None
+    shape: Shape = field(default_factory=Shape)  # of its text: is it words or glyph soup?
 
 
-def _extract(doc: pymupdf.Document, deadline: Deadline = UNLIMITED) -> tuple[list[PageText], int]:
+def _extract(doc: pymupdf.Document, deadline: Deadline = UNLIMITED,
+             budget: TextBudget | None = None) -> tuple[list[PageText], int]:
     pages: list[PageText] = []
     failed = 0
     for number in range(doc.page_count):
@@ -161,10 +170,36 @@ def _extract(doc: pymupdf.Document, deadline: Deadline = UNLIMITED) -> tuple[lis
             lines = page_lines(raw)
         except Exception:  # one damaged page should not lose the rest of the document
             failed += 1
-            lines = []
+            raw, lines = [], []
+        if budget is not None:
+            budget.add(sum(len(w[4]) + 1 for w in raw), f"page {number + 1}")
         pages.append(PageText(lines, float(base.width), float(base.height), float(shown.width),
-                              float(shown.height), matrix if rotated else None))
+                              float(shown.height), matrix if rotated else None,
+                              shape(" ".join(w[4] for w in raw)[:_PAGE_SAMPLE])))
     return pages, failed
+
+
+def drop_garbled(pages: list[PageText], name: str) -> None:
+    """Empties the pages whose text is glyph soup (with a warning), and refuses the document
+    when nothing else is left, or when what is left still reads as soup as a whole."""
+    dropped: list[int] = []
+    kept = Shape()
+    for number, page in enumerate(pages, start=1):
+        if page.lines and garbled(page.shape):
+            page.lines = []
+            dropped.append(number)
+        else:
+            kept += page.shape
+    reason = garbled(kept)
+    if not reason and dropped and not any(p.lines for p in pages):
+        reason = garbled(pages[dropped[0] - 1].shape)
+    if reason:
+        raise LoadError(f"{name}'s text is unreadable: {reason} (the PDF's fonts lack a text mapping, "
+                        "or the file is damaged); it was not added.",
+                        hint="Open it in a PDF viewer: if the text shows, print it to a new PDF; " + _OCR_HINT)
+    if dropped:
+        log.warning("%s: %d page(s) left out, their text is unreadable glyphs: %s", name, len(dropped),
+                    ", ".join(map(str, dropped[:20])) + (" ..." if len(dropped) > 20 else ""))
 
 
 def _raise_no_text(doc: pymupdf.Document, path: Path, failed: int) -> None:

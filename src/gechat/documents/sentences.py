@@ -15,6 +15,7 @@ from operator import itemgetter
 
 from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.headings import attach_context
+from gechat.documents.limits import DEFAULT_LIMITS, over_limit
 from gechat.types import Box, PageInfo, ParsedDocument, SentenceSpan, WordBox
 
 # A sentence-end candidate: terminal punctuation, then closing quotes/brackets, then whitespace.
@@ -67,14 +68,18 @@ _OPENERS = "\"'“‘«([{"
 
 MAX_WORDS = 120
 TARGET_WORDS = 80
+# The document's file name, for the error: its title is the file's stem.
+_SUFFIX = {"pdf": ".pdf", "docx": ".docx", "html": ".html", "md": ".md", "txt": ".txt"}
 # Where an over-long sentence may be cut, best first: after a semicolon, at a line break.
 _LONG_CUTS = (re.compile(r";\s+"), re.compile(r"\n"))
 
 
-def split_sentences(doc: ParsedDocument, deadline: Deadline = UNLIMITED) -> list[SentenceSpan]:
+def split_sentences(doc: ParsedDocument, deadline: Deadline = UNLIMITED,
+                    max_sentences: int = DEFAULT_LIMITS.max_sentences) -> list[SentenceSpan]:
     """Split every block of ``doc`` into sentences; PDF sentences get line boxes and a page,
     every sentence the heading path it sits under.
-    ``deadline`` is checked between blocks (``IngestTimeoutError`` once it passes)."""
+    ``deadline`` is checked between blocks (``IngestTimeoutError`` once it passes); past
+    ``max_sentences`` the splitting stops with a ``LoadError``."""
     text = doc.text
     page_starts = [p.start for p in doc.pages]
     words = sorted(doc.words, key=itemgetter(0))  # by start
@@ -83,7 +88,12 @@ def split_sentences(doc: ParsedDocument, deadline: Deadline = UNLIMITED) -> list
     blocks = sorted(doc.blocks, key=lambda b: b.start)
     for i, block in enumerate(blocks, start=1):
         deadline.check(f"paragraph {i} of {len(blocks)}" + (f" (page {block.page})" if doc.kind == "pdf" else ""))
-        for start, end in split_spans(text, block.start, block.end):
+        spans = split_spans(text, block.start, block.end)
+        if len(out) + len(spans) > max_sentences:
+            name = deadline.name or doc.title + _SUFFIX.get(doc.kind, "")
+            raise over_limit(name, f"has more than {max_sentences:,} sentences", f"{max_sentences:,} sentences",
+                             "max_sentences")
+        for start, end in spans:
             page = _page_of(page_starts, doc.pages, start, block.page)
             boxes = _boxes_for(words, word_ends, start, end, page) if words else []
             out.append(SentenceSpan(start=start, end=end, text=text[start:end], page=page,

@@ -12,9 +12,12 @@ from __future__ import annotations
 import codecs
 import re
 from pathlib import Path
+from typing import NoReturn
 
 from gechat.documents.budget import UNLIMITED, Deadline
 from gechat.documents.headings import clean_heading
+from gechat.documents.limits import DEFAULT_LIMITS, MB, Limits, over_limit
+from gechat.documents.quality import garbled, shape
 from gechat.documents.tables import markdown_tables
 from gechat.errors import LoadError
 from gechat.types import Heading, PageInfo, ParsedDocument, Span
@@ -25,6 +28,21 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_BE, "utf-32"),
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+# What a file is, from its first bytes: formats people save under a wrong name by mistake.
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"%PDF-", "a PDF document (rename it to .pdf)"),
+    (b"PK\x03\x04", "a zip archive, or a document packed as one (.docx, .xlsx, .odt, .epub)"),
+    (b"\x7fELF", "a program (an ELF executable)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office document (.doc, .xls or .ppt)"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf", "a 7-Zip archive"),
+    (b"Rar!\x1a", "a RAR archive"),
 )
 
 
@@ -40,18 +58,23 @@ def decode_text(data: bytes, name: str = "the file") -> str:
     """Decode by BOM, else UTF-8 (a few invalid bytes become U+FFFD: one bad byte must not turn
     "€" into "â‚¬" through all the file), else cp1252 / latin-1; normalise newlines. Refuses
     what is not text (NUL bytes, or control characters where letters should be)."""
-    sample = data[:65536]
-    controls = sum(b < 32 and b not in (9, 10, 12, 13) for b in sample)
-    if (b"\0" in sample and not data.startswith((b"\xff\xfe", b"\xfe\xff"))) or controls > len(sample) // 20:
-        raise LoadError(f"{name} is not text: it holds binary data (a program, an image, an archive, or a "
-                        "document saved in another format)",
-                        hint="Add the original document (.pdf, .docx, .html, .md or .txt) instead.")
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            raise LoadError(f"{name} is not text: it is {what}.",
+                            hint="Add the original document (.pdf, .docx, .html, .md or .txt) under its real name.")
+    # UTF-16 and UTF-32 hold NUL bytes in every ASCII character: their bytes are not judged,
+    # their characters are, once decoded.
+    if not data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        sample = data[:65536]
+        controls = sum(b < 32 and b not in (9, 10, 12, 13) for b in sample)
+        if b"\0" in sample or controls > len(sample) // 20:
+            _binary(name)
     text: str | None = None
     for bom, encoding in _BOMS:
         if data.startswith(bom):
-            try:
-                text = data.decode(encoding)
-            except UnicodeDecodeError:
+            # A file cut short ends in half a character: that one becomes U+FFFD, not the file binary.
+            text = data.decode(encoding, errors="replace")
+            if text.count("\ufffd") > max(1, len(data) // 1000):
                 text = None
             break
     if text is None:
@@ -60,8 +83,16 @@ def decode_text(data: bytes, name: str = "the file") -> str:
         except UnicodeDecodeError:
             text = _mostly_utf8(data)
     text = text.lstrip("\ufeff")
+    if "\0" in text[:65536]:  # a BOM, then binary data
+        _binary(name)
     # Offsets are computed on this normalised text, so it must be what we store.
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _binary(name: str) -> NoReturn:
+    raise LoadError(f"{name} is not text: it holds binary data (a program, an image, an archive, or a "
+                    "document saved in another format)",
+                    hint="Add the original document (.pdf, .docx, .html, .md or .txt) instead.")
 
 
 def _mostly_utf8(data: bytes) -> str:
@@ -75,6 +106,29 @@ def _mostly_utf8(data: bytes) -> str:
         return data.decode("cp1252")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def read_text(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The file's text, refused past ``limits.max_text_chars`` (before decoding when its bytes
+    alone prove it: no encoding takes more than 4 bytes a character) or when it is no text
+    (binary data, glyph codes)."""
+    data = read_bytes(path)
+    limit = limits.max_text_chars
+    if len(data) > 4 * limit:
+        _too_much_text(path, limit)
+    text = decode_text(data, path.name)
+    del data
+    if len(text) > limit:
+        _too_much_text(path, limit)
+    reason = garbled(shape(text))
+    if reason:
+        raise LoadError(f"{path.name} is not readable text: {reason}.",
+                        hint="Check it in an editor; if it is a document saved in another format, add that instead.")
+    return text
+
+
+def _too_much_text(path: Path, limit: int) -> NoReturn:
+    raise over_limit(path.name, f"holds more than {limit / MB:g} MB of text", f"{limit / MB:g} MB", "max_text_mb")
 
 
 def single_page(text: str) -> list[PageInfo]:
@@ -95,8 +149,8 @@ class TextLoader:
 
     suffixes: tuple[str, ...] = (".txt",)
 
-    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
-        text = decode_text(read_bytes(path), path.name)
+    def load(self, path: Path, deadline: Deadline = UNLIMITED, limits: Limits = DEFAULT_LIMITS) -> ParsedDocument:
+        text = read_text(path, limits)
         require_text(text, path)
         blocks: list[Span] = []
         for m in _PARA.finditer(text):
@@ -127,8 +181,10 @@ class MarkdownLoader:
 
     suffixes: tuple[str, ...] = (".md", ".markdown")
 
-    def load(self, path: Path, deadline: Deadline = UNLIMITED) -> ParsedDocument:
-        text = markdown_tables(decode_text(read_bytes(path), path.name))
+    def load(self, path: Path, deadline: Deadline = UNLIMITED, limits: Limits = DEFAULT_LIMITS) -> ParsedDocument:
+        text = markdown_tables(read_text(path, limits))
+        if len(text) > limits.max_text_chars:  # a table's rows, each written with its headers
+            _too_much_text(path, limits.max_text_chars)
         require_text(text, path)
         headings: list[Heading] = []
         blocks = markdown_blocks(text, deadline, headings)
@@ -199,4 +255,4 @@ def markdown_blocks(text: str, deadline: Deadline = UNLIMITED, headings: list[He
     return [b for b in blocks if b.end > b.start]
 
 
-__all__ = ["MarkdownLoader", "TextLoader", "decode_text", "markdown_blocks"]
+__all__ = ["MarkdownLoader", "TextLoader", "decode_text", "markdown_blocks", "read_text"]

@@ -25,6 +25,7 @@ class NewDocument:
     chunks: list[ChunkSpan]
     sentence_vectors: Vectors
     chunk_vectors: Vectors
+    embedder: str | None = None  # "name/dim"; recorded with the document, in its transaction
 
 
 class DocumentStore(Protocol):

@@ -1,8 +1,9 @@
 """The embedded store: one SQLite file per workspace (WAL, foreign keys).
 
 Each document is written in one transaction, after all parsing and embedding is done,
-so a crash or an error never leaves half a document. Removing a document cascades to its
-pages, chunks, sentences and vectors. Vector indexes are rebuilt lazily when the store's
+so a crash or an error never leaves half a document; the embedder that made its vectors is
+checked and recorded in that same transaction (``gechat.store.embedder``). Removing a document
+cascades to its pages, chunks, sentences and vectors. Vector indexes are rebuilt lazily when the store's
 ``generation`` changes.
 """
 
@@ -19,7 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from gechat.errors import StoreError
+from gechat.store import embedder
 from gechat.store.base import NewDocument, Vectors
+from gechat.store.faults import kill_point
 from gechat.store.graph import GRAPH_SCHEMA, GraphTables
 from gechat.store.lexical import LexicalIndex
 from gechat.store.vectors import VectorIndex
@@ -76,9 +79,29 @@ class SQLiteStore:
         except sqlite3.DatabaseError as e:
             raise StoreError(f"cannot index workspace database {self.path} for word search: {e}") from None
         self._indexes: dict[str, tuple[int, VectorIndex]] = {}
+        self._mixed: tuple[int, StoreError | None] = (-1, None)
+        self.embedder_problem()  # on open: a workspace mixed before the check existed is found at once
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:  # after the statement running now: closing under it fails that request
+            self._db.close()
+
+    # --- the embedder (gechat.store.embedder) ---
+    def check_embedder(self, name: str) -> None:
+        """Raises when the workspace's vectors are another embedder's than ``name`` (name/dim), or mixed."""
+        problem = self.embedder_problem()
+        if problem is not None:
+            raise problem
+        with self._lock:
+            embedder.check(self._db, name)
+
+    def embedder_problem(self) -> StoreError | None:
+        """Why this workspace cannot search (vectors of several dimensions), or None; once per generation."""
+        gen = self.generation()
+        if self._mixed[0] != gen:
+            with self._lock:
+                self._mixed = (gen, embedder.mixed(self._db))
+        return self._mixed[1]
 
     def _migrate(self) -> None:
         """Columns added since a workspace was made get their defaults: its documents keep
@@ -93,6 +116,7 @@ class SQLiteStore:
         """One write transaction (the graph builder writes each unit of chunks in one)."""
         with self._tx() as db:
             yield db
+            kill_point("graph-unit")  # the graph builder's units are its only writers here
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -131,7 +155,10 @@ class SQLiteStore:
 
     def insert(self, doc: NewDocument) -> Document:
         p = doc.parsed
+        vecs = doc.sentence_vectors if len(doc.sentence_vectors) else doc.chunk_vectors
         with self._tx() as db:
+            # first, against the vectors stored before this document's
+            embedder.record(db, doc.embedder, int(vecs.shape[1]) if len(vecs) else None)
             cur = db.execute(
                 "INSERT INTO documents(sha256, path, kind, title, text, n_pages, added_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -139,6 +166,7 @@ class SQLiteStore:
                  datetime.now(UTC).isoformat(timespec="seconds")),
             )
             doc_id = int(cur.lastrowid or 0)
+            kill_point("document-row")
             db.executemany(
                 'INSERT INTO pages(doc_id, number, start, "end", width, height) VALUES (?,?,?,?,?,?)',
                 [(doc_id, pg.number, pg.start, pg.end, pg.width, pg.height) for pg in p.pages],
@@ -173,7 +201,9 @@ class SQLiteStore:
                                            for i, h, ch in zip(chunk_ids, heads, doc.chunks, strict=True)])
             self._insert_vectors(db, "sentence", doc_id, sentence_ids, doc.sentence_vectors)
             self._insert_vectors(db, "chunk", doc_id, chunk_ids, doc.chunk_vectors)
+            kill_point("vectors")
             self._bump(db)
+        kill_point("committed")
         found = self._doc_rows("WHERE d.id = ?", (doc_id,))
         return found[0]
 
