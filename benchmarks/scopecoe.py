@@ -1,11 +1,14 @@
 """Chain-of-Evidence retrieval (ScopeCoE) against naive RAG, clean and under noise.
 
     python benchmarks/scopecoe.py [--n 20] [--hotpotqa 10] [--levels 0,50] [--misinformation]
+    python benchmarks/scopecoe.py --dev --n 16 --hotpotqa 8 --levels 0,50   # tuning questions only
 
 Each question's corpus is its own paragraphs plus passages of other questions that share
 words with it (irrelevant text), at each level's share of all the text: 0%, 25%, 50%, 75%.
 Naive RAG gives the packaged LLM the embedder's top 5 chunks; ScopeCoE gives it the minimal
-set of the top 10 that covers the question's intent, relations and keywords (at most 5).
+set of the top 10 that covers the question's intent, relations and keywords (at most 5), and
+"scopecoe-fill" (``scopecoe_fill``) that set topped up with the next-ranked chunks to 5. The
+flat ``*_scopecoe`` keys are the variant the default Settings use.
 The LLM answers with gechat's own prompt either way. Scored: exact match, token F1, the gold
 answer contained in the answer; snippets read, LLM tokens and seconds per question.
 
@@ -13,8 +16,9 @@ With --misinformation, the 50% corpus also holds a planted passage: a gold sente
 states the answer, with the answer replaced by another of the same kind from the question's
 paragraphs (a year for a year, a name for a name); the following rate is the share of answers
 that give the planted answer. 2Wiki's test questions (after the first 150) and HotpotQA's
-test half (after the first 35) are used. Rows are kept in --work, so a run can be stopped and
-continued; writes benchmarks/results/scopecoe.{md,json,png}.
+test half (after the first 35) are used; with --dev, the tuning questions instead (2Wiki
+101-150, HotpotQA's first 35), written to scopecoe_dev.*. Rows are kept in --work, so a run
+can be stopped and continued; writes benchmarks/results/scopecoe.{md,json,png}.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from gechat.types import Usage
 
 HOTPOTQA_DEV = 35
 K, CANDIDATES = 5, 10
+METHODS = ("naive", "scopecoe", "scopecoe-fill")
 
 
 @dataclass
@@ -102,7 +107,8 @@ def planted(item: QAItem) -> tuple[Paragraph, str] | None:
 
 
 class Run:
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, methods: list[str]) -> None:
+        self.methods = methods
         self.settings = Settings.load("default")
         self.bench = Bench(self.settings, work, llm=build_llm(self.settings, Usage()), selectors=[])
         self.judge = FeatureJudge(self.bench.scorer, self.bench.embedder, threshold=self.settings.scopecoe_threshold,
@@ -114,9 +120,10 @@ class Run:
         try:
             add_paragraphs(ws, replace(item, paragraphs=[*item.paragraphs, *extra]))
             base = VectorRetriever(ws.store, self.bench.embedder)
-            scope = ScopeCoERetriever(base, ws.store, self.bench.llm, self.judge, candidates=CANDIDATES)
             out = []
-            for method in ("naive", "scopecoe"):
+            for method in self.methods:
+                scope = ScopeCoERetriever(base, ws.store, self.bench.llm, self.judge, candidates=CANDIDATES,
+                                          fill=method == "scopecoe-fill")
                 with self.bench._cost() as cost:
                     hits = base.retrieve(item.question, K) if method == "naive" else scope.choose(item.question, K)[0]
                     draft = ws.answerer.answer(item.question, hits)
@@ -157,7 +164,7 @@ def plot(rows: list[Row], levels: list[int], path: Path) -> bool:
         return False
     fig, ax = plt.subplots(figsize=(6, 4))
     for dataset in sorted({r.dataset for r in rows}):
-        for method, style in (("naive", "--"), ("scopecoe", "-")):
+        for method, style in (("naive", "--"), ("scopecoe", "-"), ("scopecoe-fill", ":")):
             pts = [(lv, figures(rows, dataset, lv, method)) for lv in levels]
             pts = [(lv, f["accuracy"]) for lv, f in pts if f]
             if len(pts) > 1:
@@ -177,78 +184,97 @@ def main() -> None:
     ap.add_argument("--hotpotqa", type=int, default=10, help="HotpotQA test questions")
     ap.add_argument("--levels", default="0,50", help="irrelevant text levels, %% of the corpus (0,25,50,75)")
     ap.add_argument("--misinformation", action="store_true", help="also the 50%% corpus with a planted wrong answer")
-    ap.add_argument("--work", type=Path, default=Path(".cache/bench-coe"), help="workspaces and rows so far")
+    ap.add_argument("--work", type=Path, default=None,
+                    help="workspaces and rows so far (default .cache/bench-coe, with --dev .cache/bench-coe-dev)")
+    ap.add_argument("--methods", default=",".join(METHODS), help="of: " + ", ".join(METHODS))
+    ap.add_argument("--dev", action="store_true", help="the tuning questions (2Wiki 101-150, HotpotQA 1-35) instead")
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
+    methods = [m for m in args.methods.split(",") if m]
+    if not set(methods) <= set(METHODS):
+        ap.error(f"--methods: choose from {', '.join(METHODS)}")
+    args.work = args.work or Path(".cache/bench-coe-dev" if args.dev else ".cache/bench-coe")
+    wiki_set, hot_set = ("twowiki_dev", "hotpotqa_dev") if args.dev else ("twowiki_test", "hotpotqa")
     args.work.mkdir(parents=True, exist_ok=True)
     kept = args.work / "rows.jsonl"
     rows = [Row(**json.loads(line)) for line in kept.read_text().splitlines()] if kept.exists() else []
-    done = {(r.dataset, r.id, r.level, bool(r.planted)) for r in rows}
+    done = {(r.dataset, r.id, r.level, bool(r.planted), r.method) for r in rows}
     wiki_pool = twowiki("all")
     hot_pool = hotpotqa()
-    plan = [("twowiki_test", it, wiki_pool) for it in twowiki("test", limit=args.n)]
-    plan += [("hotpotqa", it, hot_pool) for it in hot_pool[HOTPOTQA_DEV:HOTPOTQA_DEV + args.hotpotqa]]
-    run = Run(args.work)
+    wiki = twowiki("calibrate", limit=args.n) if args.dev else twowiki("test", limit=args.n)
+    hot_from = 0 if args.dev else HOTPOTQA_DEV
+    plan = [(wiki_set, it, wiki_pool) for it in wiki]
+    plan += [(hot_set, it, hot_pool) for it in hot_pool[hot_from:hot_from + min(args.hotpotqa, HOTPOTQA_DEV)]]
+    run = Run(args.work, methods)
     with kept.open("a") as f:
         for dataset, item, pool in tqdm(plan, desc="questions", file=sys.stderr):
             todo: list[tuple[int, list[Paragraph], str]] = [(lv, noise_for(item, pool, lv), "") for lv in levels]
-            if args.misinformation and dataset == "twowiki_test" and (mis := planted(item)) is not None:
+            if args.misinformation and dataset == wiki_set and (mis := planted(item)) is not None:
                 todo.append((50, [*noise_for(item, pool, 50), mis[0]], mis[1]))
             for level, extra, wrong in todo:
-                if (dataset, item.id, level, bool(wrong)) in done:
+                if all((dataset, item.id, level, bool(wrong), m) in done for m in methods):
                     continue
                 for r in run.ask(dataset, item, level, extra, wrong):
+                    if (dataset, item.id, level, bool(wrong), r.method) in done:
+                        continue
                     rows.append(r)
                     f.write(json.dumps(asdict(r)) + "\n")
                     f.flush()
-    report(rows, levels, args)
+    report(rows, levels, (wiki_set, hot_set), "scopecoe_dev" if args.dev else "scopecoe")
 
 
-def report(rows: list[Row], levels: list[int], args: argparse.Namespace) -> None:
+def report(rows: list[Row], levels: list[int], sets: tuple[str, str], name: str) -> None:
+    wiki_set, hot_set = sets
+    default = "scopecoe-fill" if Settings.load("default").scopecoe_fill else "scopecoe"
     flat: dict[str, float] = {}
     lines = ["## Accuracy by irrelevant text", "",
              "Accuracy: the gold answer contained in the answer (normalised); EM and F1 against the gold answer.", "",
              "| set | irrelevant % | method | questions | accuracy | EM | F1 | snippets | LLM tokens | s |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for dataset in ("twowiki_test", "hotpotqa"):
+    for dataset in sets:
         for lv in levels:
-            for method in ("naive", "scopecoe"):
+            for method in METHODS:
                 f = figures(rows, dataset, lv, method)
                 if f:
                     lines.append(f"| {dataset} | {lv} | {method} | {f['n']:.0f} | {f['accuracy']:.3f} | "
                                  f"{f['em']:.3f} | {f['f1']:.3f} | {f['snippets']:.2f} | {f['tokens']:.0f} | "
                                  f"{f['seconds']:.1f} |")
     usability = 50 if 50 in levels else levels[-1]
-    for dataset, key in (("twowiki_test", "twowiki"), ("hotpotqa", "hotpotqa")):
-        for method in ("naive", "scopecoe"):
+    # the flat keys: "_scopecoe" is the variant the default Settings use; both variants as well
+    keys = {"naive": ["naive"], "scopecoe": ["scopecoe_minimal"], "scopecoe-fill": ["scopecoe_fill"]}
+    keys[default].append("scopecoe")
+    for dataset, key in ((wiki_set, "twowiki"), (hot_set, "hotpotqa")):
+        for method in METHODS:
             f = figures(rows, dataset, usability, method)
-            if f:
-                flat[f"{key}_accuracy_{method}"] = f["accuracy"]
-    for method in ("naive", "scopecoe"):
-        at = [figures(rows, d, usability, method) for d in ("twowiki_test", "hotpotqa")]
+            for k in keys[method] if f else []:
+                flat[f"{key}_accuracy_{k}"] = f["accuracy"]
+    for method in METHODS:
+        at = [figures(rows, d, usability, method) for d in sets]
         n = sum(f.get("n", 0) for f in at)
-        if n:
-            flat[f"snippets_{method}"] = round(sum(f["snippets"] * f["n"] for f in at if f) / n, 2)
-        mis = figures(rows, "twowiki_test", 50, method, mis=True)
-        if mis:
-            flat[f"following_rate_{method}"] = mis["following"]
-            flat[f"misinformation_accuracy_{method}"] = mis["accuracy"]
+        mis = figures(rows, wiki_set, 50, method, mis=True)
+        for k in keys[method]:
+            if n:
+                flat[f"snippets_{k}"] = round(sum(f["snippets"] * f["n"] for f in at if f) / n, 2)
+            if mis:
+                flat[f"following_rate_{k}"] = mis["following"]
+                flat[f"misinformation_accuracy_{k}"] = mis["accuracy"]
     if any(r.planted for r in rows):
         lines += ["", "## Misinformation (2Wiki, 50% irrelevant text and one planted wrong answer)", "",
                   "| method | questions | accuracy | following rate |", "|---|---|---|---|"]
-        for method in ("naive", "scopecoe"):
-            f = figures(rows, "twowiki_test", 50, method, mis=True)
+        for method in METHODS:
+            f = figures(rows, wiki_set, 50, method, mis=True)
             if f:
                 lines.append(f"| {method} | {f['n']:.0f} | {f['accuracy']:.3f} | {f['following']:.3f} |")
-    if plot(rows, levels, RESULTS / "scopecoe.png"):
-        lines += ["", "![accuracy by irrelevant text](scopecoe.png)"]
+    if plot(rows, levels, RESULTS / f"{name}.png"):
+        lines += ["", f"![accuracy by irrelevant text]({name}.png)"]
     settings = Settings.load("default")
     meta = {"models": f"{settings.llm_model} (answers, CoE features), {settings.embedder} (retrieval, keywords), "
                       f"{settings.entailment} NLI cross-encoder (intent and relation judgments)",
             "settings": f"k={K}, candidates={CANDIDATES}, scopecoe_threshold={settings.scopecoe_threshold}, "
-                        f"scopecoe_keyword_threshold={settings.scopecoe_keyword_threshold}",
+                        f"scopecoe_keyword_threshold={settings.scopecoe_keyword_threshold}, "
+                        f"scopecoe_fill={settings.scopecoe_fill} (the flat *_scopecoe keys)",
             "usability level": f"{usability}% irrelevant text (the flat *_accuracy_* keys)"}
-    print(f"wrote {write('scopecoe', flat, chr(10).join(lines), meta)}")
+    print(f"wrote {write(name, flat, chr(10).join(lines), meta)}")
 
 
 if __name__ == "__main__":

@@ -95,7 +95,9 @@ def print_coe(answer: Any) -> None:
     out.print(f"[dim]keywords:[/] {escape(', '.join(f.keywords))}")
     for n, s in enumerate(report.snippets, 1):
         held = (["intent"] if s.intent else []) + [f"relation '{r}'" for r in s.relations] + s.keywords
-        out.print(f"  [{n}] {escape(s.doc_title)} p.{s.page}: {escape(', '.join(held) or 'no feature')}")
+        why = ", ".join(held) or "no feature"
+        mark = " [dim](ranked next)[/]" if s.filled else ""
+        out.print(f"  [{n}] {escape(s.doc_title)} p.{s.page}: {escape(why)}{mark}")
     out.print(f"[dim]{len(report.snippets)} of {report.candidates} candidate snippets read[/]"
               + (f"; [yellow]not covered: {escape('; '.join(report.uncovered))}[/]" if report.uncovered else ""))
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from gechat.models.embed import HashingEmbedder
 from gechat.models.llm.cache import CachedLLM
@@ -101,7 +102,8 @@ def test_the_features_call_is_schema_constrained_and_cached(tmp_path: Path) -> N
     assert seen == [SCHEMA]
 
 
-def test_a_workspace_asking_with_scopecoe_keeps_why_on_the_answer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fill", [False, True])
+def test_a_workspace_asking_with_scopecoe_keeps_why_on_the_answer(tmp_path: Path, fill: bool) -> None:
     from gechat.pipeline import Workspace
     from gechat.settings import Settings
 
@@ -113,7 +115,7 @@ def test_a_workspace_asking_with_scopecoe_keeps_why_on_the_answer(tmp_path: Path
         return "Answer: It was completed in 1889.\nThoughts:\n1. The excerpt says 1889."
 
     settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=12, retriever="scopecoe",
-                             scopecoe_threshold=0.0)
+                             scopecoe_threshold=0.0, scopecoe_fill=fill)
     ws = Workspace(tmp_path / "ws", settings, llm=CachedLLM(FakeLLM(reply), None, Usage()))
     doc = tmp_path / "tower.txt"
     doc.write_text("The Eiffel Tower is in Paris. It was completed in 1889.\n\nGustave Eiffel's company built it. "
@@ -126,4 +128,10 @@ def test_a_workspace_asking_with_scopecoe_keeps_why_on_the_answer(tmp_path: Path
     assert [s.chunk_id for s in report.snippets] == [h.chunk.id for h in answer.contexts][:len(report.snippets)]
     assert "keyword: Mars" in report.uncovered  # no snippet names it, and the answer says so
     assert json.loads(answer.model_dump_json())["coe"]["snippets"][0]["doc_title"] == "tower.txt"
+    filled = [s.filled for s in report.snippets]
+    if fill:  # topped up to k in the base ranking's order, after the covering set
+        assert len(report.snippets) == min(settings.top_k_chunks, report.candidates)
+        assert any(filled) and filled == sorted(filled)
+    else:
+        assert not any(filled)
     ws.close()

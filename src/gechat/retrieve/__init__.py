@@ -79,7 +79,8 @@ def _scopecoe(settings: Settings, **deps: Any) -> Retriever:
     judge = deps["scorer"] if settings.scopecoe_judge is None else ENTAILERS.create(settings.scopecoe_judge, settings)
     return ScopeCoERetriever(base, deps["store"], deps["llm"], FeatureJudge(
         judge, deps["embedder"], threshold=settings.scopecoe_threshold,
-        keyword_threshold=settings.scopecoe_keyword_threshold), candidates=settings.scopecoe_candidates)
+        keyword_threshold=settings.scopecoe_keyword_threshold), candidates=settings.scopecoe_candidates,
+        fill=settings.scopecoe_fill)
 
 
 __all__ = ["RETRIEVERS", "Retriever"]

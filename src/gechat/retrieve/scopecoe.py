@@ -4,7 +4,8 @@ reads, in place of the top k. ``choose`` also says why (``CoEReport``, kept on t
 
 When no candidate covers any feature (the model's features are off, or the documents do not
 hold the answer), the LLM reads the base retriever's top k, and every feature is reported
-uncovered: a question is never left with nothing to read.
+uncovered: a question is never left with nothing to read. With ``fill`` the covering set is
+followed by the base ranking's best other candidates up to k, each marked ``filled``.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ class ScopeCoERetriever:
     name = "scopecoe"
 
     def __init__(self, base: Retriever, store: DocumentStore, llm: CachedLLM, judge: FeatureJudge, *,
-                 candidates: int = 10) -> None:
+                 candidates: int = 10, fill: bool = False) -> None:
         self.base, self.store, self.llm, self.judge, self.candidates = base, store, llm, judge, candidates
+        self.fill = fill
 
     def choose(self, question: str, k: int) -> tuple[list[ChunkHit], CoEReport]:
         hits = self.base.retrieve(question, max(k, self.candidates))
@@ -36,9 +38,12 @@ class ScopeCoERetriever:
         chosen, uncovered = cover(judged, f, k)
         if not chosen:
             chosen = judged[:k]
-        picked = [hits[j.rank] for j in chosen]
-        report = CoEReport(features=f, snippets=[_coverage(hits[j.rank], j, f) for j in chosen],
-                           uncovered=uncovered, candidates=len(hits))
+        taken = {j.rank for j in chosen}
+        extra = [j for j in judged if j.rank not in taken][: k - len(chosen)] if self.fill else []
+        picked = [hits[j.rank] for j in chosen + extra]
+        snippets = [_coverage(hits[j.rank], j, f) for j in chosen]
+        snippets += [_coverage(hits[j.rank], j, f).model_copy(update={"filled": True}) for j in extra]
+        report = CoEReport(features=f, snippets=snippets, uncovered=uncovered, candidates=len(hits))
         return picked, report
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:

@@ -140,7 +140,8 @@ function coeReport(answer) {
   $("coe-snippets").replaceChildren(...r.snippets.map((s) => {
     const li = document.createElement("li");
     const held = [...(s.intent ? ["intent"] : []), ...s.relations.map((x) => `relation “${x}”`), ...s.keywords];
-    li.textContent = `${s.doc_title}, page ${s.page}: ${held.join(", ") || "no feature"}`;
+    li.textContent = `${s.doc_title}, page ${s.page}: ${held.join(", ") || "no feature"}` +
+      (s.filled ? " (ranked next)" : "");
     return li;
   }));
 }
