@@ -200,3 +200,46 @@ def test_a_zip_version_zipfile_cannot_read_is_a_load_error(tmp_path: Path) -> No
     bad.write_bytes(bytes(data))
     e = refused(bad)
     assert str(e) == "version.docx could not be read as .docx: zip file version 22.2"
+
+
+BOMB_CHILD = """
+import resource, sys, time
+from pathlib import Path
+from gechat.documents import load_document
+from gechat.errors import LoadError
+t = time.perf_counter()
+try:
+    load_document(Path(sys.argv[1]))
+    print("loaded")
+except LoadError as e:
+    print("refused:", e)
+print(round(time.perf_counter() - t, 2), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+@pytest.mark.slow
+def test_a_small_docx_of_150_mb_of_xml_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    """The probe that ran 401 s at 13 GB: a few hundred KB of .docx, 150 MB of XML inside."""
+    import subprocess
+    import sys
+
+    bomb = tmp_path / "bomb.docx"
+    para = b"<w:p><w:r><w:t>The quarterly revenue rose again.</w:t></w:r></w:p>"
+    with zipfile.ZipFile(a_docx(tmp_path / "ok.docx")) as src, \
+            zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
+        for item in src.infolist():
+            if item.filename != "word/document.xml":
+                out.writestr(item, src.read(item))
+        with out.open("word/document.xml", "w", force_zip64=True) as f:
+            f.write(W)
+            block = para * 20_000
+            for _ in range(150 * 2**20 // len(block)):
+                f.write(block)
+            f.write(END)
+    assert bomb.stat().st_size < 2 * 2**20
+    p = subprocess.run([sys.executable, "-c", BOMB_CHILD, str(bomb)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    verdict, numbers = p.stdout.strip().splitlines()
+    peak_mb = int(numbers.split()[1])
+    assert verdict.startswith("refused: bomb.docx") and "setting max_" in verdict, verdict
+    assert peak_mb < 1024, f"peak memory {peak_mb} MB"
