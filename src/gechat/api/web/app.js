@@ -115,7 +115,8 @@ function jobText(j) {
     const step = f.error ? `failed: ${f.error.message}` : f.status === "pending" ? `${f.step}…` : f.status;
     return `${f.name}: ${step}`;
   });
-  return `${j.state === "done" || j.state === "failed" ? "Finished" : "Adding"}: ${files.join("; ")}`;
+  const head = { done: "Finished", failed: "Finished", cancelled: "Cancelled" }[j.state] ?? "Adding";
+  return `${head}: ${files.join("; ")}`;
 }
 
 // What /ask and /ask/prepare take: the question, and the retrieval chosen on the page.
