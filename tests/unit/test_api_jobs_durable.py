@@ -168,3 +168,18 @@ def test_cancel_of_an_unknown_or_finished_job(tmp_path: Path) -> None:
         problem(c.delete("/v1/jobs/" + "0" * 32), 404)
         job = add_text(c, "a")
         assert c.delete(f"/v1/jobs/{job['id']}").json()["state"] == "done"
+
+
+def test_the_same_app_started_again_after_a_shutdown_keeps_its_jobs(tmp_path: Path) -> None:
+    """An ASGI host may run the lifespan more than once (schemathesis does): the job store
+    reopens, instead of answering 500 'closed database'."""
+    from tests.unit.api_support import fake_app
+
+    app = fake_app(tmp_path, settings=_settings(tmp_path))
+    with TestClient(app) as c:
+        c.post("/v1/workspaces", json={"id": "a"})
+        first = wait_job(c, upload(c, "a", ("tower.txt", TEXT.encode())))
+    with TestClient(app) as c:
+        assert c.get(f"/v1/jobs/{first['id']}").json()["state"] == "done"
+        assert wait_job(c, upload(c, "a", ("more.txt", TEXT.encode() + b"More.")))["state"] == "done"
+        assert c.delete("/v1/workspaces/a").status_code == 200

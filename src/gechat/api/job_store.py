@@ -49,6 +49,7 @@ class StoredJob:
 class JobDB:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a killed process (not a power cut), at a fraction of FULL's cost
@@ -82,6 +83,10 @@ class JobDB:
     def delete(self, job_ids: list[str]) -> None:
         with self._lock:
             self._db.executemany("DELETE FROM jobs WHERE id=?", [(i,) for i in job_ids])
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def close(self) -> None:
         with self._lock:

@@ -72,7 +72,12 @@ class JobStore:
     # --- start and stop ---
     def start(self, registry: WorkspaceRegistry) -> None:
         """Resumes or fails the jobs a previous run left unfinished, removes orphan uploads,
-        and starts the worker (the server's startup)."""
+        and starts the worker (the server's startup). An app started again after a shutdown
+        (an ASGI host may run the lifespan more than once) reopens the store and reads it anew."""
+        if self._closed.is_set():
+            self.db = JobDB(self.db.path)
+            self._jobs = {j.out.id: _Job(j) for j in self.db.load()}
+            self._queue, self._threads, self._closed = queue.Queue(), [], threading.Event()
         with self._changed:
             todo = sorted((j for j in self._jobs.values() if j.out.state not in FINISHED), key=lambda j: j.stored.seq)
             for job in todo:
