@@ -154,6 +154,8 @@ def figures(rows: list[Row], dataset: str, level: int, method: str, mis: bool = 
 
 
 def plot(rows: list[Row], levels: list[int], path: Path) -> bool:
+    if len(levels) < 2:  # one level is a table row, not a curve
+        return False
     try:
         import matplotlib
 
