@@ -17,9 +17,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gechat.pipeline import DB_NAME
 from gechat.store import consistency
 from gechat.store.faults import ENV
+from gechat.store.registry import DB_NAME
 
 # (point as GECHAT_TEST_KILL_AT names it, whether the document was committed when it died)
 POINTS: tuple[tuple[str, bool], ...] = (

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,28 @@ def shared_data() -> Path:
     if not DATA.exists():
         pytest.skip(f"shared data not found at {DATA}")
     return DATA
+
+
+@pytest.fixture(scope="session")
+def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real PostgreSQL with pgvector: GECHAT_TEST_POSTGRES_URL's, or one the pgserver package
+    starts for this session (a Unix socket in a temporary folder, no TCP port)."""
+    url = os.environ.get("GECHAT_TEST_POSTGRES_URL")
+    if url:
+        yield url
+        return
+    try:
+        import pgserver
+    except ImportError:
+        if os.environ.get("GECHAT_REQUIRE_POSTGRES"):
+            pytest.fail("pgserver is not installed: pip install 'gechat[postgres]'")
+        pytest.skip("pgserver is not installed (pip install 'gechat[postgres]')")
+    server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
+    yield server.get_uri()
+    server.cleanup()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest) -> str:
+    """Each store test runs on both engines."""
+    return "sqlite" if request.param == "sqlite" else str(request.getfixturevalue("postgres_url"))

@@ -42,5 +42,9 @@ class StoreError(GechatError):
     hint = "Check the workspace path, or start a new workspace with --workspace."
 
 
+class DuplicateDocumentError(StoreError):
+    """The file is stored already: another writer (a server replica, a Ray worker) was first."""
+
+
 class ConfigError(GechatError):
     hint = "See `gechat --help` and the Settings section of the README."

@@ -22,7 +22,7 @@ from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
 from gechat.correct import CORRECTORS, Corrector
 from gechat.documents import Deadline, Limits, chunk_sentences, load_document, split_sentences
-from gechat.errors import GechatError, StoreError
+from gechat.errors import DuplicateDocumentError, GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
 from gechat.graph import EXTRACTORS
 from gechat.graph.build import Budget, BuildReport, GraphBuilder
@@ -36,10 +36,9 @@ from gechat.retrieve.base import ExplainingRetriever
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
 from gechat.store.faults import kill_point
-from gechat.store.sqlite import SQLiteStore
+from gechat.store.registry import open_store
 from gechat.types import Answer, ChunkHit, ChunkSpan, Document, ParsedDocument, SentenceSpan, Usage
 
-DB_NAME = "gechat.sqlite"
 Progress = Callable[[str, str], None]  # (file, step)
 EMBED_SLICE = 512  # texts embedded between two progress updates
 
@@ -80,8 +79,7 @@ class Workspace:
                  scorer: EntailmentScorer | None = None) -> None:
         self.path = Path(path)
         self.settings = settings or Settings.load()
-        self.store = SQLiteStore(self.path / DB_NAME, self.settings.ann_threshold,
-                                 self.settings.graph_description_chars)
+        self.store = open_store(self.settings, self.path)
         if llm is not None:
             self.__dict__["llm"] = llm
         if embedder is not None:
@@ -203,8 +201,11 @@ class Workspace:
         timings["embed"] = time.perf_counter() - t
         t = time.perf_counter()
         step("storing")
-        doc = self.store.insert(NewDocument(str(path.resolve()), sha, parsed, sentences, chunks, s_vecs, c_vecs,
-                                            self._embedder_id()))
+        try:
+            doc = self.store.insert(NewDocument(str(path.resolve()), sha, parsed, sentences, chunks, s_vecs, c_vecs,
+                                                self._embedder_id()))
+        except DuplicateDocumentError:  # another writer on a shared store was first
+            return AddResult(path=str(path), status="duplicate", document=self.store.find_sha256(sha))
         timings["store"] = time.perf_counter() - t
         return AddResult(path=str(path), status="added", document=doc, steps=timings)
 

@@ -123,6 +123,11 @@ class Settings(BaseSettings):
     scopecoe_keyword_threshold: float = 0.6
     ann_threshold: int = 20_000
 
+    # where workspaces keep their rows: "sqlite" (a file in each workspace folder) or a
+    # PostgreSQL URL with pgvector, postgresql://user@host/db (one schema per workspace;
+    # docs/deploy.md). The password may come from PGPASSWORD or ~/.pgpass instead of the URL
+    store: str = "sqlite"
+
     # answer
     answer_max_tokens: int = 320
     # the LLM reads the retrieved chunks cut to their sentences nearest the question, this many

@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from gechat.api.job_store import DB_NAME, JobDB, StoredJob
 from gechat.api.models import FileProgress, JobOut
 from gechat.api.uploads import SavedFile
-from gechat.pipeline import DB_NAME as WS_DB
 from gechat.settings import Settings
+from gechat.store.registry import DB_NAME as WS_DB
 from tests.unit.api_support import TEXT, add_text, make_client, problem, upload, wait_job
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gechat.errors import StoreError
+from gechat.errors import DuplicateDocumentError, StoreError
 from gechat.store.base import NewDocument as Indexed
 from gechat.store.sqlite import SQLiteStore
 from gechat.types import Box, ChunkSpan, PageInfo, ParsedDocument, SentenceSpan, Span
@@ -72,7 +72,7 @@ def test_failed_insert_writes_nothing(tmp_path: Path) -> None:
 def test_duplicate_sha_is_rejected_by_the_schema(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "g.sqlite")
     store.insert(make_doc("a"))
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(DuplicateDocumentError, match="stored already"):
         store.insert(make_doc("a"))
     assert len(store.documents()) == 1
 

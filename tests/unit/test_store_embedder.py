@@ -16,9 +16,10 @@ from fastapi.testclient import TestClient
 from gechat.api import create_app
 from gechat.errors import StoreError
 from gechat.models.embed import HashingEmbedder
-from gechat.pipeline import DB_NAME, Workspace
+from gechat.pipeline import Workspace
 from gechat.settings import Settings
 from gechat.store import consistency
+from gechat.store.registry import DB_NAME
 from gechat.store.sqlite import SQLiteStore
 from tests.unit.api_support import QUESTION, TEXT, fake_workspace, problem, upload, wait_job
 from tests.unit.test_store import counts, make_doc

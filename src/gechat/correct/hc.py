@@ -40,7 +40,7 @@ from gechat.graph.resolve import is_alias
 from gechat.lexical import content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
-from gechat.store.vectors import VectorIndex
+from gechat.store.vectors import MatrixIndex
 from gechat.types import Answer, Claim, Correction, Edit
 
 THRESHOLD = 0.9  # cosine at which two names are one thing (with the resolver's rules): Settings.correct_threshold
@@ -53,7 +53,7 @@ class _Known:
     """The names of G, searchable by key, rule and embedding."""
 
     keys: list[str]
-    index: VectorIndex | None
+    index: MatrixIndex | None
     embedder: Embedder
     threshold: float
 
@@ -120,7 +120,7 @@ class HallucinationCorrector:
         index = None
         if listed:
             vecs = np.asarray(self.embedder.embed(listed), dtype=np.float32)
-            index = VectorIndex(np.arange(len(listed), dtype=np.int64), vecs, self.ann_threshold, None)
+            index = MatrixIndex(np.arange(len(listed), dtype=np.int64), vecs, self.ann_threshold, None)
         return _Known(keys, index, self.embedder, self.threshold)
 
     def _sentence(self, a: int, b: int, text: str, claim: Claim | None, triplets: list[Triplet],

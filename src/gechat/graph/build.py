@@ -15,8 +15,7 @@ from gechat.graph.base import ChunkText, Extraction, Extractor, RelationFound, n
 from gechat.graph.llm_extract import RelationProber
 from gechat.graph.resolve import Resolver
 from gechat.models.llm.cache import CachedLLM
-from gechat.store.graph import MentionWrite, RelationWrite, UnitCost
-from gechat.store.sqlite import SQLiteStore
+from gechat.store.base import MentionWrite, RelationWrite, Store, UnitCost
 from gechat.types import Sentence, StageUsage
 
 STAGE = "graph"
@@ -56,7 +55,7 @@ class Budget:
 
 
 class GraphBuilder:
-    def __init__(self, store: SQLiteStore, extractor: Extractor, resolver: Resolver, *,
+    def __init__(self, store: Store, extractor: Extractor, resolver: Resolver, *,
                  llm: CachedLLM | None = None, prober: RelationProber | None = None,
                  unit_tokens: int = 480, gleaning: int = 0) -> None:
         self.store, self.extractor, self.resolver = store, extractor, resolver

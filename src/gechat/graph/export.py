@@ -10,12 +10,12 @@ from typing import Any
 import networkx as nx
 
 from gechat.errors import GechatError
-from gechat.store.graph import GraphTables
+from gechat.store.base import GraphStore
 
 FORMATS = ("graphml", "json")
 
 
-def to_networkx(tables: GraphTables) -> nx.Graph:
+def to_networkx(tables: GraphStore) -> nx.Graph:
     """Entities and relations with their provenance (chunk and sentence ids) as attributes."""
     chunks: dict[int, set[int]] = defaultdict(set)
     sentences: dict[int, set[int]] = defaultdict(set)
@@ -37,7 +37,7 @@ def to_networkx(tables: GraphTables) -> nx.Graph:
     return g
 
 
-def export(tables: GraphTables, path: Path, fmt: str) -> nx.Graph:
+def export(tables: GraphStore, path: Path, fmt: str) -> nx.Graph:
     if fmt not in FORMATS:
         raise GechatError(f"unknown export format {fmt!r}", hint=f"choose one of: {', '.join(FORMATS)}")
     g = to_networkx(tables)
@@ -52,7 +52,7 @@ def export(tables: GraphTables, path: Path, fmt: str) -> nx.Graph:
     return g
 
 
-def stats(tables: GraphTables) -> dict[str, Any]:
+def stats(tables: GraphStore) -> dict[str, Any]:
     g = to_networkx(tables)
     degrees = sorted((d for _, d in g.degree()), reverse=True)
     top = sorted(g.degree(), key=lambda nd: -nd[1])[:10]

@@ -13,14 +13,13 @@ the other's.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 
 import numpy as np
 
 from gechat.graph.base import normalise
 from gechat.models.embed_base import Embedder
-from gechat.store.graph import EntityRow, GraphTables
+from gechat.store.base import Connection, EntityRow, GraphStore
 
 SHORTLIST = 0.55
 _SUFFIXES = {"inc", "inc.", "corp", "corp.", "corporation", "co", "co.", "company", "ltd", "ltd.", "llc", "plc",
@@ -68,7 +67,7 @@ def is_alias(a: str, b: str, cosine: float, threshold: float) -> bool:
     return cosine >= threshold and same_numbers(a, b) and contains(a, b)
 
 
-def name_vectors(tables: GraphTables, embedder: Embedder, rows: Sequence[EntityRow]) -> dict[int, np.ndarray]:
+def name_vectors(tables: GraphStore, embedder: Embedder, rows: Sequence[EntityRow]) -> dict[int, np.ndarray]:
     """Every entity's name embedding; those a re-derivation cleared (the name changed) are
     embedded now and stored, for resolution and search alike."""
     vecs = {i: v for i, v in tables.vectors("name_vec").items() if v is not None}
@@ -76,15 +75,14 @@ def name_vectors(tables: GraphTables, embedder: Embedder, rows: Sequence[EntityR
     if missing:
         fresh = embedder.embed([e.name for e in missing])
         vecs.update(zip([e.id for e in missing], fresh, strict=True))
-        with tables.lock:
-            tables.set_vectors(tables.db, "name_vec", list(zip([e.id for e in missing], fresh, strict=True)))
+        tables.save_vectors("name_vec", list(zip([e.id for e in missing], fresh, strict=True)))
     return vecs
 
 
 class Resolver:
     """Maps names to entity ids, creating entities as needed (inside the caller's transaction)."""
 
-    def __init__(self, tables: GraphTables, embedder: Embedder | None, threshold: float = 0.9) -> None:
+    def __init__(self, tables: GraphStore, embedder: Embedder | None, threshold: float = 0.9) -> None:
         self.tables, self.embedder, self.threshold = tables, embedder, threshold
         self._keys: dict[str, int] = {}
         self._ids: list[int] = []
@@ -106,7 +104,7 @@ class Resolver:
         self._matrix = (np.stack([np.asarray(vecs[i], np.float32) for i in self._ids]) if rows
                         else np.zeros((0, self.embedder.dim), np.float32))
 
-    def resolve(self, db: sqlite3.Connection, names: Sequence[tuple[str, str]]) -> list[int]:
+    def resolve(self, db: Connection, names: Sequence[tuple[str, str]]) -> list[int]:
         """Entity ids for (name, type) pairs, in order."""
         if not self._loaded:
             self._load()

@@ -24,8 +24,7 @@ import numpy as np
 from gechat.graph.base import normalise
 from gechat.graph.resolve import name_vectors
 from gechat.models.embed_base import Embedder
-from gechat.store.graph import EntityRow
-from gechat.store.sqlite import SQLiteStore
+from gechat.store.base import EntityRow, Store
 
 MAX_NGRAM = 6
 
@@ -50,7 +49,7 @@ class _Loaded:
 
 
 class SubgraphSearch:
-    def __init__(self, store: SQLiteStore, embedder: Embedder, *, hops: int = 2, seeds: int = 5,
+    def __init__(self, store: Store, embedder: Embedder, *, hops: int = 2, seeds: int = 5,
                  max_nodes: int = 60, decay: float = 0.5) -> None:
         self.store, self.embedder = store, embedder
         self.hops, self.seeds, self.max_nodes, self.decay = hops, seeds, max_nodes, decay

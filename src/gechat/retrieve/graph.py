@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from gechat.errors import StoreError
 from gechat.graph.search import SubgraphSearch
 from gechat.retrieve.vector import VectorRetriever, hits_for
-from gechat.store.sqlite import SQLiteStore
+from gechat.store.base import Store
 from gechat.types import ChunkHit
 
 RRF_K = 60  # the usual constant: ranks matter, raw scores of different kinds do not mix
@@ -26,7 +26,7 @@ def fuse(*rankings: Sequence[tuple[int, float]], k: int) -> list[tuple[int, floa
 class GraphRetriever:
     name = "graph"
 
-    def __init__(self, store: SQLiteStore, search: SubgraphSearch) -> None:
+    def __init__(self, store: Store, search: SubgraphSearch) -> None:
         self.store, self.search = store, search
 
     def _check(self) -> None:
@@ -58,7 +58,7 @@ class GraphRetriever:
 class HybridRetriever:
     name = "hybrid"
 
-    def __init__(self, store: SQLiteStore, vector: VectorRetriever, graph: GraphRetriever) -> None:
+    def __init__(self, store: Store, vector: VectorRetriever, graph: GraphRetriever) -> None:
         self.store, self.vector, self.graph = store, vector, graph
 
     def _rankings(self, question: str, kind: str, pool: int) -> tuple[list[tuple[int, float]], ...]:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from gechat.models.embed_base import Embedder
 from gechat.retrieve.vector import hits_for
-from gechat.store.base import DocumentStore
+from gechat.store.base import Store
 from gechat.types import ChunkHit
 
 RRF_K = 60  # the usual constant: rank 1 and rank 10 differ, but not by an order of magnitude
@@ -37,7 +37,7 @@ def rrf(*rankings: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
 class LexicalRetriever:
     name = "bm25"
 
-    def __init__(self, store: DocumentStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:
@@ -53,7 +53,7 @@ class LexicalRetriever:
 class _TwoRankings:
     """A retriever that ranks chunks and sentences alike from the vector and word rankings."""
 
-    def __init__(self, store: DocumentStore, embedder: Embedder) -> None:
+    def __init__(self, store: Store, embedder: Embedder) -> None:
         self.store, self.embedder = store, embedder
 
     def rank(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
@@ -72,7 +72,7 @@ class _TwoRankings:
 class FusedRetriever(_TwoRankings):
     name = "fused"
 
-    def __init__(self, store: DocumentStore, embedder: Embedder, depth: int = 30) -> None:
+    def __init__(self, store: Store, embedder: Embedder, depth: int = 30) -> None:
         super().__init__(store, embedder)
         self.depth = depth
 
@@ -85,7 +85,7 @@ class FusedRetriever(_TwoRankings):
 class MixedRetriever(_TwoRankings):
     name = "mixed"
 
-    def __init__(self, store: DocumentStore, embedder: Embedder, lexical_share: float = 1 / 3) -> None:
+    def __init__(self, store: Store, embedder: Embedder, lexical_share: float = 1 / 3) -> None:
         super().__init__(store, embedder)
         self.share = lexical_share
 

@@ -18,14 +18,14 @@ import numpy.typing as npt
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve.base import Retriever
 from gechat.retrieve.coe import FeatureJudge, Judgment, cover, features
-from gechat.store.base import DocumentStore
+from gechat.store.base import Store
 from gechat.types import ChunkHit, CoEFeatures, CoEReport, SnippetCoverage
 
 
 class ScopeCoERetriever:
     name = "scopecoe"
 
-    def __init__(self, base: Retriever, store: DocumentStore, llm: CachedLLM, judge: FeatureJudge, *,
+    def __init__(self, base: Retriever, store: Store, llm: CachedLLM, judge: FeatureJudge, *,
                  candidates: int = 10, fill: bool = False) -> None:
         self.base, self.store, self.llm, self.judge, self.candidates = base, store, llm, judge, candidates
         self.fill = fill

@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gechat.models.embed_base import Embedder
-from gechat.store.base import DocumentStore
+from gechat.store.base import Store
 from gechat.types import ChunkHit
 
 
 class VectorRetriever:
     name = "vector"
 
-    def __init__(self, store: DocumentStore, embedder: Embedder) -> None:
+    def __init__(self, store: Store, embedder: Embedder) -> None:
         self.store, self.embedder = store, embedder
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:
@@ -27,7 +27,7 @@ class VectorRetriever:
         return hits
 
 
-def hits_for(store: DocumentStore, found: Sequence[tuple[int, float]]) -> list[ChunkHit]:
+def hits_for(store: Store, found: Sequence[tuple[int, float]]) -> list[ChunkHit]:
     """Chunk hits, with their documents' titles, for (chunk id, score) pairs, in order."""
     titles = {d.id: Path(d.path).name for d in store.documents()}
     chunks = {c.id: c for c in store.chunks([cid for cid, _ in found])}

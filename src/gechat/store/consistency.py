@@ -13,7 +13,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from gechat.store.embedder import META_KEY
+from gechat.store.base import Connection
+from gechat.store.embedder import BLOB_DIM, META_KEY
 
 _TABLES = frozenset({"meta", "documents", "pages", "chunks", "sentences", "vectors", "sentence_terms",
                      "chunk_terms"})
@@ -33,6 +34,9 @@ _CHECKS: tuple[tuple[str, str], ...] = (
                                "(SELECT 1 FROM sentences s WHERE s.id = v.item_id)"),
     ("vectors of no chunk", "SELECT count(*) FROM vectors v WHERE v.kind = 'chunk' AND NOT EXISTS "
                             "(SELECT 1 FROM chunks c WHERE c.id = v.item_id)"),
+)
+# the SQLite store's word index is tables of its own (in PostgreSQL, a column of each row)
+_WORD_CHECKS: tuple[tuple[str, str], ...] = (
     ("sentences not in the word index", "SELECT count(*) FROM sentences s WHERE NOT EXISTS "
                                         "(SELECT 1 FROM sentence_terms t WHERE t.rowid = s.id)"),
     ("word-index rows of no sentence", "SELECT count(*) FROM sentence_terms t WHERE NOT EXISTS "
@@ -67,11 +71,17 @@ def _problems(db: sqlite3.Connection) -> list[str]:
     tables = {str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     if not tables >= _TABLES:
         return out  # killed while the schema was made (the store makes the rest on open): nothing stored
-    for what, sql in _CHECKS:
+    return out + row_problems(db, BLOB_DIM)
+
+
+def row_problems(db: Connection, dim_sql: str, word_index: bool = True) -> list[str]:
+    """What is wrong with the rows, on either engine (``dim_sql``: a vector's dimension)."""
+    out: list[str] = []
+    for what, sql in _CHECKS + (_WORD_CHECKS if word_index else ()):
         n = int(db.execute(sql).fetchone()[0])
         if n:
             out.append(f"{n} {what}")
-    dims = [int(r[0]) for r in db.execute("SELECT DISTINCT length(vec) / 4 FROM vectors")]
+    dims = [int(r[0]) for r in db.execute(f"SELECT DISTINCT {dim_sql} FROM vectors")]
     if len(dims) > 1:
         out.append(f"vectors of {len(dims)} dimensions: {sorted(dims)}")
     recorded = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()

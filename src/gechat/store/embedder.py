@@ -11,20 +11,20 @@ the two leave documents with no record, and a later add with another model store
 
 from __future__ import annotations
 
-import sqlite3
-
 from gechat.errors import StoreError
+from gechat.store.base import Connection
 
 META_KEY = "embedder"
+BLOB_DIM = "length(vec) / 4"  # a float32 blob's dimension; the PostgreSQL store keeps a column
 NEW_WORKSPACE = "or start a new workspace for it (another --workspace folder; in the API, POST /v1/workspaces)"
 
 
-def record(db: sqlite3.Connection, embedder: str | None, dim: int | None) -> None:
+def record(db: Connection, embedder: str | None, dim: int | None, dim_sql: str = BLOB_DIM) -> None:
     """Inside a document's transaction: refuses vectors another embedder made, records the
     embedder when the workspace has none yet (a new workspace, or one from before the record)."""
     row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
     stored = None if row is None else str(row[0])
-    have = stored_dim(db)
+    have = stored_dim(db, dim_sql)
     if have is None:  # no vectors (yet, or any more): the workspace takes this embedder
         stored = None
     if embedder is not None and stored is not None and stored != embedder:
@@ -34,15 +34,16 @@ def record(db: sqlite3.Connection, embedder: str | None, dim: int | None) -> Non
                          f"the new ones have {dim}",
                          hint=f"use the embedder the workspace was made with, {NEW_WORKSPACE}")
     if embedder is not None and stored is None:
-        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (META_KEY, embedder))
+        db.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                   (META_KEY, embedder))
 
 
-def check(db: sqlite3.Connection, embedder: str) -> None:
+def check(db: Connection, embedder: str, dim_sql: str = BLOB_DIM) -> None:
     """Before adding or asking: the workspace answers with ``embedder``, and is not mixed."""
-    problem = mixed(db)
+    problem = mixed(db, dim_sql)
     if problem is not None:
         raise problem
-    have = stored_dim(db)
+    have = stored_dim(db, dim_sql)
     if have is None:
         return
     row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
@@ -57,17 +58,17 @@ def check(db: sqlite3.Connection, embedder: str) -> None:
                          hint=f"use the embedder the workspace was made with, {NEW_WORKSPACE}")
 
 
-def mixed(db: sqlite3.Connection) -> StoreError | None:
+def mixed(db: Connection, dim_sql: str = BLOB_DIM) -> StoreError | None:
     """The problem when the vectors have more than one dimension, naming the odd documents."""
-    dims = [int(r[0]) for r in db.execute("SELECT DISTINCT length(vec) / 4 FROM vectors")]
+    dims = [int(r[0]) for r in db.execute(f"SELECT DISTINCT {dim_sql} FROM vectors")]
     if len(dims) < 2:
         return None
     row = db.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
     right = dim_of(str(row[0])) if row is not None else None
     if right not in dims:  # no record: the first document's vectors are the workspace's
-        right = int(db.execute("SELECT length(vec) / 4 FROM vectors ORDER BY doc_id LIMIT 1").fetchone()[0])
+        right = int(db.execute(f"SELECT {dim_sql} FROM vectors ORDER BY doc_id LIMIT 1").fetchone()[0])
     odd = [int(r[0]) for r in db.execute(
-        "SELECT DISTINCT doc_id FROM vectors WHERE length(vec) / 4 != ? ORDER BY doc_id", (right,))]
+        f"SELECT DISTINCT doc_id FROM vectors WHERE {dim_sql} != ? ORDER BY doc_id", (right,))]
     shown = ", ".join(map(str, odd[:10])) + (", ..." if len(odd) > 10 else "")
     others = "/".join(str(d) for d in dims if d != right)
     return StoreError(
@@ -83,8 +84,8 @@ def mismatch(stored: str, embedder: str) -> StoreError:
                       hint=f"set embedder = {name} (GECHAT_EMBEDDER={name}) to use it, {NEW_WORKSPACE}")
 
 
-def stored_dim(db: sqlite3.Connection) -> int | None:
-    row = db.execute("SELECT length(vec) / 4 FROM vectors LIMIT 1").fetchone()
+def stored_dim(db: Connection, dim_sql: str = BLOB_DIM) -> int | None:
+    row = db.execute(f"SELECT {dim_sql} FROM vectors LIMIT 1").fetchone()
     return None if row is None else int(row[0])
 
 

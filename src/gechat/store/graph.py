@@ -11,14 +11,14 @@ rest. The graph then equals one built without that document, up to ids.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from gechat.store.base import Connection, EntityRow, MentionWrite, RelationRow, RelationWrite, UnitCost
 
 GRAPH_SCHEMA = """
 CREATE TABLE IF NOT EXISTS entities (
@@ -59,63 +59,6 @@ CREATE INDEX IF NOT EXISTS graph_chunks_doc ON graph_chunks(doc_id);
 """
 
 
-@dataclass
-class UnitCost:
-    """What extracting one chunk cost (a unit's cost is split over its chunks)."""
-
-    llm_calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
-class EntityRow:
-    id: int
-    name: str
-    type: str
-    description: str
-    n_mentions: int
-
-
-@dataclass
-class RelationRow:
-    id: int
-    src: int
-    dst: int
-    keywords: str
-    description: str
-    weight: float
-
-
-@dataclass
-class MentionWrite:
-    """One entity seen in one chunk, already resolved to an entity id."""
-
-    entity_id: int
-    doc_id: int
-    chunk_id: int
-    key: str
-    name: str
-    type: str
-    description: str
-    sentence_ids: Sequence[int]
-
-
-@dataclass
-class RelationWrite:
-    src: int
-    dst: int
-    doc_id: int
-    chunk_id: int
-    keywords: str
-    description: str
-    strength: float
-    kind: str
-    sentence_ids: Sequence[int] = field(default_factory=list)
-
-
 def merge_texts(texts: Iterable[str], bound: int, sep: str = " | ") -> str:
     """Distinct texts in order, joined until ``bound`` characters; no LLM (see README)."""
     out: list[str] = []
@@ -137,22 +80,22 @@ def merge_texts(texts: Iterable[str], bound: int, sep: str = " | ") -> str:
 class GraphTables:
     """Reads and writes the graph tables on the store's connection and lock."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.RLock, description_chars: int = 600) -> None:
+    def __init__(self, db: Connection, lock: threading.RLock, description_chars: int = 600) -> None:
         self.db, self.lock = db, lock
         self.description_chars = description_chars
 
     def _q(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
         with self.lock:
-            return self.db.execute(sql, args).fetchall()
+            return list(self.db.execute(sql, args).fetchall())
 
     # --- writing (inside the caller's transaction) ---
-    def new_entity(self, db: sqlite3.Connection, name: str, type_: str, name_vec: np.ndarray | None) -> int:
+    def new_entity(self, db: Connection, name: str, type_: str, name_vec: np.ndarray | None) -> int:
         blob = None if name_vec is None else np.asarray(name_vec, np.float32).tobytes()
-        cur = db.execute("INSERT INTO entities(name, type, description, name_vec) VALUES (?,?,?,?)",
+        cur = db.execute("INSERT INTO entities(name, type, description, name_vec) VALUES (?,?,?,?) RETURNING id",
                          (name, type_, "", blob))
-        return int(cur.lastrowid or 0)
+        return int(cur.fetchone()[0])
 
-    def write(self, db: sqlite3.Connection, mentions: Sequence[MentionWrite], relations: Sequence[RelationWrite],
+    def write(self, db: Connection, mentions: Sequence[MentionWrite], relations: Sequence[RelationWrite],
               done: Sequence[tuple[int, int, str, bool, UnitCost]]) -> None:
         """Mentions, relation mentions and the chunks marked done, then re-derive what changed."""
         db.executemany(
@@ -165,7 +108,8 @@ class GraphTables:
             if r.src == r.dst:
                 continue
             a, b = min(r.src, r.dst), max(r.src, r.dst)  # undirected: one row per pair
-            db.execute("INSERT OR IGNORE INTO relations(src, dst, keywords, description) VALUES (?,?,'','')", (a, b))
+            db.execute("INSERT INTO relations(src, dst, keywords, description) VALUES (?,?,'','') "
+                       "ON CONFLICT (src, dst) DO NOTHING", (a, b))
             rid = int(db.execute("SELECT id FROM relations WHERE src=? AND dst=?", (a, b)).fetchone()[0])
             db.execute(
                 "INSERT INTO relation_mentions(relation_id, doc_id, chunk_id, keywords, description, strength, kind, "
@@ -174,14 +118,17 @@ class GraphTables:
                  json.dumps(list(r.sentence_ids))))
             touched_rel.add(rid)
         db.executemany(
-            "INSERT OR REPLACE INTO graph_chunks(chunk_id, doc_id, extractor, failed, llm_calls, cache_hits, "
-            "prompt_tokens, completion_tokens, seconds) VALUES (?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO graph_chunks(chunk_id, doc_id, extractor, failed, llm_calls, cache_hits, "
+            "prompt_tokens, completion_tokens, seconds) VALUES (?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT (chunk_id, extractor) DO UPDATE SET doc_id=excluded.doc_id, failed=excluded.failed, "
+            "llm_calls=excluded.llm_calls, cache_hits=excluded.cache_hits, prompt_tokens=excluded.prompt_tokens, "
+            "completion_tokens=excluded.completion_tokens, seconds=excluded.seconds",
             [(cid, did, ex, int(failed), c.llm_calls, c.cache_hits, c.prompt_tokens, c.completion_tokens, c.seconds)
              for cid, did, ex, failed, c in done])
         self.rederive(db, {m.entity_id for m in mentions}, touched_rel)
         _bump(db)
 
-    def rederive(self, db: sqlite3.Connection, entity_ids: Iterable[int], relation_ids: Iterable[int]) -> None:
+    def rederive(self, db: Connection, entity_ids: Iterable[int], relation_ids: Iterable[int]) -> None:
         """Recompute derived fields from the mentions that remain (insertion order breaks ties)."""
         for eid in sorted(set(entity_ids)):
             rows = db.execute("SELECT name, type, description FROM entity_mentions WHERE entity_id=? ORDER BY rowid",
@@ -207,24 +154,29 @@ class GraphTables:
                         merge_texts((r[1] for r in rows), self.description_chars),
                         float(sum(r[2] for r in rows)), rid))
 
-    def prune_document(self, db: sqlite3.Connection, doc_id: int) -> tuple[set[int], set[int]]:
+    def prune_document(self, db: Connection, doc_id: int) -> tuple[set[int], set[int]]:
         """Before a document is deleted: the entities and relations it touches."""
         ents = {r[0] for r in db.execute("SELECT DISTINCT entity_id FROM entity_mentions WHERE doc_id=?", (doc_id,))}
         rels = {r[0] for r in db.execute("SELECT DISTINCT relation_id FROM relation_mentions WHERE doc_id=?",
                                          (doc_id,))}
         return ents, rels
 
-    def after_delete(self, db: sqlite3.Connection, ents: set[int], rels: set[int]) -> None:
+    def after_delete(self, db: Connection, ents: set[int], rels: set[int]) -> None:
         """After the cascade: drop what has no provenance left, re-derive the rest."""
         db.execute("DELETE FROM entities WHERE id NOT IN (SELECT DISTINCT entity_id FROM entity_mentions)")
         db.execute("DELETE FROM relations WHERE id NOT IN (SELECT DISTINCT relation_id FROM relation_mentions)")
         self.rederive(db, ents, rels)
         _bump(db)
 
-    def set_vectors(self, db: sqlite3.Connection, column: str, rows: Sequence[tuple[int, np.ndarray]]) -> None:
+    def set_vectors(self, db: Connection, column: str, rows: Sequence[tuple[int, np.ndarray]]) -> None:
         assert column in ("vec", "name_vec")
         db.executemany(f"UPDATE entities SET {column}=? WHERE id=?",
                        [(np.asarray(v, np.float32).tobytes(), i) for i, v in rows])
+
+    def save_vectors(self, column: str, rows: Sequence[tuple[int, np.ndarray]]) -> None:
+        """Outside a transaction: vectors computed on read (a name a re-derivation changed)."""
+        with self.lock:
+            self.set_vectors(self.db, column, rows)
 
     # --- reading ---
     def entity_for_key(self, key: str) -> int | None:
@@ -298,6 +250,7 @@ def _most_common(values: Sequence[str]) -> str:
     return next(v for v in values if counts[v] == best)  # first seen among the most frequent
 
 
-def _bump(db: sqlite3.Connection) -> None:
+def _bump(db: Connection) -> None:
+    # text in, text out: PostgreSQL refuses an integer into the text column
     db.execute("INSERT INTO meta(key, value) VALUES ('graph_generation', '1') ON CONFLICT(key) "
-               "DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+               "DO UPDATE SET value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)")

@@ -15,6 +15,7 @@ import sqlite3
 import threading
 
 from gechat.lexical import STOPWORDS
+from gechat.store.base import Connection
 
 FTS_SCHEMA = """
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5(text, tokenize='porter unicode61');
@@ -25,11 +26,16 @@ _TERM = re.compile(r"\w+")  # one character class: linear
 MAX_TERMS = 32  # a question longer than this is cut: its first words say what it asks
 
 
-def query_terms(text: str) -> str | None:
-    """An FTS5 query matching any of the question's words (stopwords aside), each quoted so
-    that no word is read as an operator; None when no word is left."""
+def query_words(text: str) -> list[str]:
+    """The question's distinct words, stopwords aside, at most ``MAX_TERMS``."""
     words = [w for w in dict.fromkeys(_TERM.findall(text.lower())) if w not in STOPWORDS and w != "_"]
-    return " OR ".join(f'"{w}"' for w in words[:MAX_TERMS]) or None
+    return words[:MAX_TERMS]
+
+
+def query_terms(text: str) -> str | None:
+    """An FTS5 query matching any of the question's words, each quoted so that no word is read
+    as an operator; None when no word is left."""
+    return " OR ".join(f'"{w}"' for w in query_words(text)) or None
 
 
 class LexicalIndex:
@@ -38,12 +44,12 @@ class LexicalIndex:
         db.executescript(FTS_SCHEMA)
 
     @staticmethod
-    def add(db: sqlite3.Connection, kind: str, rows: list[tuple[int, str]]) -> None:
+    def add(db: Connection, kind: str, rows: list[tuple[int, str]]) -> None:
         """Index (id, text) rows; inside the transaction that writes them."""
         db.executemany(f"INSERT INTO {_TABLES[kind][0]}(rowid, text) VALUES (?, ?)", rows)
 
     @staticmethod
-    def remove_document(db: sqlite3.Connection, doc_id: int) -> None:
+    def remove_document(db: Connection, doc_id: int) -> None:
         """Drop a document's rows; before the document itself, whose chunks and sentences say which."""
         for table, items in _TABLES.values():
             db.execute(f"DELETE FROM {table} WHERE rowid IN (SELECT id FROM {items} WHERE doc_id = ?)", (doc_id,))

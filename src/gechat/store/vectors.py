@@ -16,7 +16,7 @@ import numpy.typing as npt
 Matrix = npt.NDArray[np.float32]
 
 
-class VectorIndex:
+class MatrixIndex:
     def __init__(self, ids: npt.NDArray[np.int64], matrix: Matrix, ann_threshold: int,
                  index_path: Path | None) -> None:
         self.ids = ids
@@ -45,6 +45,9 @@ class VectorIndex:
 
 
 def _load_or_build(ids: npt.NDArray[np.int64], matrix: Matrix, path: Path | None):  # type: ignore[no-untyped-def]
+    # onnxruntime first: imported after usearch (2.26), onnxruntime (1.32) crashes the process
+    # with a segmentation fault, and the models import it later
+    import onnxruntime  # noqa: F401
     from usearch.index import Index
 
     index = Index(ndim=matrix.shape[1], metric="cos", dtype="f32")
