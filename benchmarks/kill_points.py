@@ -17,9 +17,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gechat.settings import Settings
 from gechat.store import consistency
+from gechat.store.base import Store
 from gechat.store.faults import ENV
-from gechat.store.registry import DB_NAME
+from gechat.store.registry import DB_NAME, open_store, scheme
 
 # (point as GECHAT_TEST_KILL_AT names it, whether the document was committed when it died)
 POINTS: tuple[tuple[str, bool], ...] = (
@@ -94,8 +96,24 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> 
                           text=True, env=e, timeout=timeout)
 
 
-def _state(db_path: Path) -> tuple[int, str | None, int, int]:
+def _shared(ws: Path) -> Store | None:
+    """The workspace's store when it is a shared one (GECHAT_STORE=postgresql://...), else None:
+    a SQLite file is read as it lies, without opening a store (which would mend it)."""
+    settings = Settings.load("test")
+    return None if scheme(settings.store) == "sqlite" else open_store(settings, ws)
+
+
+def _state(ws: Path) -> tuple[int, str | None, int, int]:
     """(documents, recorded embedder, chunks, chunks in the graph) as a fresh reader sees them."""
+    store = _shared(ws)
+    if store is not None:
+        try:
+            docs = store.documents()
+            return (len(docs), store.get_meta("embedder"), sum(d.n_chunks for d in docs),
+                    store.graph.counts()["chunks_done"])
+        finally:
+            store.close()
+    db_path = ws / DB_NAME
     if not db_path.exists():
         return 0, None, 0, 0
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
@@ -112,6 +130,16 @@ def _state(db_path: Path) -> tuple[int, str | None, int, int]:
         db.close()
 
 
+def _problems(ws: Path) -> list[str]:
+    store = _shared(ws)
+    if store is None:
+        return consistency.problems(ws / DB_NAME)
+    try:
+        return store.problems()
+    finally:
+        store.close()
+
+
 def trial(point: str, committed: bool, work: Path) -> Trial:
     work.mkdir(parents=True, exist_ok=True)
     ws, doc = work / "ws", work / "notes.txt"
@@ -119,13 +147,12 @@ def trial(point: str, committed: bool, work: Path) -> Trial:
     graph = GRAPH_ENV if point.startswith("graph") else {}
     t = Trial(point, committed)
     t.rc = cli("add", str(doc), "-w", str(ws), env={ENV: point, **graph}).returncode
-    db = ws / DB_NAME
-    t.documents, t.embedder, chunks, graphed = _state(db)
+    t.documents, t.embedder, chunks, graphed = _state(ws)
     t.graph_at_kill = (graphed, chunks)
-    t.problems = consistency.problems(db)
+    t.problems = _problems(ws)
     t.readd_rc = cli("add", str(doc), "-w", str(ws), env=graph).returncode
-    t.documents_after, _, _, _ = _state(db)
-    t.problems_after = consistency.problems(db)
+    t.documents_after, _, _, _ = _state(ws)
+    t.problems_after = _problems(ws)
     other = work / "other.txt"
     other.write_text("Rome is the capital of Italy. The Colosseum stands in Rome.\n")
     refused = cli("add", str(other), "-w", str(ws), env={"GECHAT_EMBEDDER": "minilm-int8"})
@@ -133,7 +160,7 @@ def trial(point: str, committed: bool, work: Path) -> Trial:
     t.ask_rc = cli("ask", "When was the Eiffel Tower completed?", "-w", str(ws)).returncode
     if graph:
         cli("graph", "build", "-w", str(ws), env=graph)
-        _, _, chunks, graphed = _state(db)
+        _, _, chunks, graphed = _state(ws)
         t.graph_complete = chunks > 0 and graphed == chunks
     return t
 

@@ -54,3 +54,46 @@ def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def store_url(request: pytest.FixtureRequest) -> str:
     """Each store test runs on both engines."""
     return "sqlite" if request.param == "sqlite" else str(request.getfixturevalue("postgres_url"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("GECHAT_TEST_STORE") == "postgresql":
+        skip = pytest.mark.skip(reason="works on the SQLite file itself; the store is PostgreSQL in this run")
+        for item in items:
+            if "sqlite_file" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _store_under_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """GECHAT_TEST_STORE=postgresql: every workspace the tests make (in this process and the
+    CLI and servers they start) keeps its rows in PostgreSQL (`make test` runs the tests that
+    touch storage this way too)."""
+    if os.environ.get("GECHAT_TEST_STORE", "sqlite") != "postgresql":
+        yield
+        return
+    os.environ["GECHAT_STORE"] = str(request.getfixturevalue("postgres_url"))
+    yield
+    os.environ.pop("GECHAT_STORE", None)
+
+
+@pytest.fixture(autouse=True)
+def _store_namespace(request: pytest.FixtureRequest) -> Iterator[None]:
+    """On PostgreSQL, each test's workspaces are its own (tests reuse folder names like "ws");
+    its schemas are dropped after it."""
+    url = os.environ.get("GECHAT_STORE", "")
+    if not url.startswith("postgres"):
+        yield
+        return
+    import hashlib
+
+    namespace = "t" + hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:10]
+    os.environ["GECHAT_STORE_NAMESPACE"] = namespace
+    yield
+    os.environ.pop("GECHAT_STORE_NAMESPACE", None)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        for (schema,) in db.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s",
+                                    (f"ws_{namespace}_%",)).fetchall():
+            db.execute(f'DROP SCHEMA "{schema}" CASCADE')

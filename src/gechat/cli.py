@@ -25,9 +25,11 @@ from gechat.cli_common import (
     MaxCallsOpt,
     PresetOpt,
     WorkspaceOpt,
+    add_with_ray,
     cost_line,
     err,
     out,
+    print_added,
     print_coe,
     print_correction,
     settings,
@@ -65,11 +67,20 @@ def add(
     graph: Annotated[str | None, typer.Option(
         help="Knowledge-graph extractor: fast (spaCy, default), llm (slower, richer), none")] = None,
     max_llm_calls: MaxCallsOpt = None,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", metavar="ADDRESS", help="Add the files as Ray tasks: 'local' starts Ray here, or a cluster's "
+        "address (ray://head:10001, auto); the store must be one the workers reach (PostgreSQL)")] = None,
+    ray_workers: Annotated[int | None, typer.Option(help="With --ray local: worker processes (default: cores)")
+                           ] = None,
 ) -> None:
     """Add documents: parse, split into sentences and chunks, embed, store, build the graph."""
     from gechat.graph.build import Budget
 
-    ws = _workspace(workspace, _settings(preset, config, chunk_tokens=chunk_tokens, n_chunks=n_chunks, graph=graph))
+    s = _settings(preset, config, chunk_tokens=chunk_tokens, n_chunks=n_chunks, graph=graph, ray_address=ray,
+                  ray_workers=ray_workers)
+    if s.ray_address:
+        raise typer.Exit(add_with_ray(workspace, s, files))
+    ws = _workspace(workspace, s)
     failed = 0
     budget = Budget(max_llm_calls)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -83,26 +94,7 @@ def add(
             (res,) = ws.add([f], progress=show, budget=budget,
                             graph_progress=lambda r: bar.update(task, description=f"graph · {cost_line(r)}"))
             bar.advance(task)
-            if res.status == "added" and res.document is not None:
-                d = res.document
-                out.print(f"[green]added[/] {escape(f.name)} (id {d.id}): {d.n_pages} pages, "
-                          f"{d.n_sentences} sentences, {d.n_chunks} chunks in {res.seconds:.1f}s")
-                if res.graph is not None:
-                    out.print(f"  [dim]graph {escape(cost_line(res.graph))}[/]")
-                    if res.graph.stopped:
-                        err.print(f"  [yellow]graph incomplete:[/] {res.graph.stopped}; "
-                                  "`gechat graph build` resumes it")
-                if res.graph_error is not None:
-                    err.print(f"  [yellow]graph not built:[/] {escape(str(res.graph_error))}; "
-                              "the document is added, `gechat graph build` retries")
-            elif res.status == "duplicate" and res.document is not None:
-                out.print(f"[dim]skipped[/] {escape(f.name)}: same content as document {res.document.id}")
-            else:
-                failed += 1
-                e = res.error
-                err.print(f"[red]error:[/] {escape(str(e))}")
-                if e is not None and e.hint:
-                    err.print(f"  [dim]hint: {escape(e.hint)}[/]")
+            failed += not print_added(res)
     if failed:
         raise typer.Exit(1)
 

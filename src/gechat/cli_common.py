@@ -47,6 +47,53 @@ def cost_line(report: Any) -> str:
     return line + f" · {c.seconds:.0f}s"
 
 
+def print_added(res: Any) -> bool:
+    """One file's outcome of ``gechat add``; False when it failed."""
+    from rich.markup import escape
+
+    name = Path(res.path).name
+    if res.status == "added" and res.document is not None:
+        d = res.document
+        out.print(f"[green]added[/] {escape(name)} (id {d.id}): {d.n_pages} pages, "
+                  f"{d.n_sentences} sentences, {d.n_chunks} chunks in {res.seconds:.1f}s")
+        if res.graph is not None:
+            out.print(f"  [dim]graph {escape(cost_line(res.graph))}[/]")
+            if res.graph.stopped:
+                err.print(f"  [yellow]graph incomplete:[/] {res.graph.stopped}; `gechat graph build` resumes it")
+        if res.graph_error is not None:
+            err.print(f"  [yellow]graph not built:[/] {escape(str(res.graph_error))}; "
+                      "the document is added, `gechat graph build` retries")
+        return True
+    if res.status == "duplicate" and res.document is not None:
+        out.print(f"[dim]skipped[/] {escape(name)}: same content as document {res.document.id}")
+        return True
+    e = res.error
+    err.print(f"[red]error:[/] {escape(str(e))}")
+    if e is not None and e.hint:
+        err.print(f"  [dim]hint: {escape(e.hint)}[/]")
+    return False
+
+
+def add_with_ray(folder: Path, s: Settings, files: list[Path]) -> int:
+    """``gechat add --ray``: the files as Ray tasks, each result printed as it comes; the exit code."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from gechat.scale.ray_ingest import add_with_ray as run
+
+    failed = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(f"adding with Ray ({s.ray_address})", total=len(files))
+
+        def done(res: Any) -> None:
+            nonlocal failed
+            bar.advance(task)
+            failed += not print_added(res)
+
+        run(folder, s, files, s.ray_address or "local", s.ray_workers, done)
+    return 1 if failed else 0
+
+
 def print_correction(answer: Any) -> None:
     """The corrected answer as a tracked change: deletions struck through, replacements as
     old -> new, then each edit with its reason and the evidence that gave a new value."""

@@ -127,6 +127,15 @@ class Settings(BaseSettings):
     # PostgreSQL URL with pgvector, postgresql://user@host/db (one schema per workspace;
     # docs/deploy.md). The password may come from PGPASSWORD or ~/.pgpass instead of the URL
     store: str = "sqlite"
+    # several gechat installations (teams, test runs) in one database: each its own namespace,
+    # a prefix of its workspaces' schema names
+    store_namespace: str = ""
+    # gechat add --ray: the Ray cluster's address ("local" starts one on this machine with
+    # ray_workers worker processes, None: one per core); a file whose worker dies is tried again
+    # ray_retries times (docs/deploy.md)
+    ray_address: str | None = None
+    ray_workers: int | None = Field(default=None, ge=1)
+    ray_retries: int = Field(default=2, ge=0)
 
     # answer
     answer_max_tokens: int = 320

@@ -46,7 +46,8 @@ GROUPS: dict[str, dict[str, str]] = {
                  "contradicted_threshold": "contradicted_threshold", "correct": "correct",
                  "correct_triplets": "correct_triplets"},
     "server": {"allowed_hosts": "allowed_hosts", "cors_origins": "cors_origins"},
-    "store": {"url": "store"},
+    "store": {"url": "store", "namespace": "store_namespace"},
+    "ray": {"address": "ray_address", "workers": "ray_workers", "retries": "ray_retries"},
     # research knobs: calibrated on dev splits; a user rarely has reason to move them
     "tuning": {name: name for name in (
         "alpha", "beta", "len_norm", "len_ref_words", "evidence_max_candidates", "set_top", "set_anchors",

@@ -3,7 +3,6 @@ and the job that finishes it (through the endpoint, and when a killed job resume
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from gechat.api.job_store import DB_NAME, JobDB, StoredJob
 from gechat.api.models import FileProgress, JobOut
 from gechat.api.uploads import SavedFile
 from gechat.settings import Settings
-from gechat.store.registry import DB_NAME as WS_DB
+from gechat.store.registry import open_store
 from tests.unit.api_support import TEXT, add_text, make_client, problem, upload, wait_job
 
 
@@ -31,11 +30,13 @@ def _docs(c: TestClient) -> list[dict[str, Any]]:
 def _cut_graph(tmp_path: Path) -> None:
     """What a kill during the graph stage leaves: the last chunks' units were never written
     (each unit is written with its mentions and its done record in one transaction)."""
-    with sqlite3.connect(tmp_path / "root" / "a" / WS_DB) as db:
-        ids = [r[0] for r in db.execute("SELECT chunk_id FROM graph_chunks ORDER BY chunk_id")]
+    store = open_store(Settings.load("test"), tmp_path / "root" / "a")  # either engine
+    with store.transaction() as db:
+        ids = [r[0] for r in db.execute("SELECT chunk_id FROM graph_chunks ORDER BY chunk_id").fetchall()]
         cut = ids[len(ids) // 2:]
         for table in ("graph_chunks", "entity_mentions", "relation_mentions"):
             db.executemany(f"DELETE FROM {table} WHERE chunk_id=?", [(i,) for i in cut])
+    store.close()
 
 
 def test_partial_graph_is_listed_named_on_reupload_and_finished(tmp_path: Path) -> None:

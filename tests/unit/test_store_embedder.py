@@ -111,6 +111,7 @@ def test_library_refuses_another_embedder(tmp_path: Path) -> None:
     assert consistency.problems(tmp_path / "ws" / DB_NAME) == []
 
 
+@pytest.mark.sqlite_file
 def test_a_workspace_from_the_commit_gap_refuses_another_dimension(tmp_path: Path) -> None:
     """Documents committed, the embedder never recorded (the process was killed between the two)."""
     s = Settings.load("test", cache_dir=tmp_path / "cache")
@@ -148,6 +149,7 @@ def mixed_workspace(tmp_path: Path) -> Path:
     return tmp_path / "ws"
 
 
+@pytest.mark.sqlite_file
 def test_a_mixed_workspace_is_reported_on_open_with_a_way_out(tmp_path: Path) -> None:
     path = mixed_workspace(tmp_path)
     s = Settings.load("test", cache_dir=tmp_path / "cache")
@@ -192,6 +194,7 @@ def run_cli(*args: str, embedder: str) -> subprocess.CompletedProcess[str]:
                           env=env, timeout=120)
 
 
+@pytest.mark.sqlite_file
 def test_cli_add_with_another_embedder_is_refused(tmp_path: Path) -> None:
     ws = str(tmp_path / "ws")
     p = run_cli("add", str(write(tmp_path, "a.txt", TEXT)), "-w", ws, embedder="hashing")

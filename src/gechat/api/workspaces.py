@@ -31,6 +31,7 @@ from gechat.api.problems import ApiError
 from gechat.pipeline import Workspace
 from gechat.retrieve import RETRIEVERS
 from gechat.settings import Settings
+from gechat.store.registry import open_store
 
 WorkspaceFactory = Callable[[Path, Settings], Workspace]
 _VALID = re.compile(WS_ID_PATTERN)
@@ -234,6 +235,7 @@ class WorkspaceRegistry:
                                hint="retry when they are answered; nothing was deleted")
             h.mark_deleted()
             h.close()
+            open_store(self.settings, h.path).drop()  # a shared store's rows (the file goes below)
             trash = self.root / f"{TRASH}{ws_id}-{uuid.uuid4().hex[:8]}"
             with self._lock:
                 self._handles.pop(ws_id, None)

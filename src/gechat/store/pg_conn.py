@@ -32,10 +32,16 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def schema_name(workspace: str) -> str:
-    """A PostgreSQL identifier for a workspace name: readable, and distinct for distinct names."""
-    slug = re.sub(r"[^a-z0-9_]+", "_", workspace.lower()).strip("_")[:40] or "ws"
-    return f"ws_{slug}_{hashlib.sha1(workspace.encode()).hexdigest()[:8]}"
+def _slug(text: str, size: int) -> str:
+    return re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_")[:size]
+
+
+def schema_name(workspace: str, namespace: str = "") -> str:
+    """A PostgreSQL identifier (at most 63 bytes) for a workspace name within a namespace:
+    readable, and distinct for distinct names."""
+    head = f"ws_{_slug(namespace, 12)}_" if namespace else "ws_"
+    digest = hashlib.sha1(f"{namespace}\0{workspace}".encode()).hexdigest()[:8]
+    return f"{head}{_slug(workspace, 30) or 'ws'}_{digest}"
 
 
 class PgConnection:

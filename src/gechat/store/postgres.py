@@ -43,10 +43,11 @@ def _kind(kind: str) -> str:
 class PostgresStore(SqlStore):
     dim_sql = "dim"
 
-    def __init__(self, url: str, workspace: str, ann_threshold: int = 20_000, description_chars: int = 600) -> None:
+    def __init__(self, url: str, workspace: str, ann_threshold: int = 20_000, description_chars: int = 600,
+                 namespace: str = "") -> None:
         import psycopg
 
-        self.schema = schema_name(workspace)
+        self.schema = schema_name(workspace, namespace)
         self.where = f"{redact(url)}, schema {self.schema}"
         self.ann_threshold = ann_threshold
         conn = connect(url, self.schema)

@@ -46,7 +46,7 @@ def _postgres(settings: Settings, /, *, path: Path, name: str | None = None, **_
     from gechat.store.postgres import PostgresStore
 
     return PostgresStore(settings.store, name or workspace_name(path), settings.ann_threshold,
-                         settings.graph_description_chars)
+                         settings.graph_description_chars, settings.store_namespace)
 
 
 def open_store(settings: Settings, path: Path, name: str | None = None) -> Store:

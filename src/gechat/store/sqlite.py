@@ -58,7 +58,8 @@ class SQLiteStore(SqlStore):
         self.ann_threshold = ann_threshold
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            # another process may be writing (gechat add --ray local, a CLI beside the server): wait for it
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA foreign_keys=ON")
             db.execute("PRAGMA synchronous=NORMAL")
