@@ -190,6 +190,8 @@ def main() -> None:
                     help="workspaces and rows so far (default .cache/bench-coe, with --dev .cache/bench-coe-dev)")
     ap.add_argument("--methods", default=",".join(METHODS), help="of: " + ", ".join(METHODS))
     ap.add_argument("--dev", action="store_true", help="the tuning questions (2Wiki 101-150, HotpotQA 1-35) instead")
+    ap.add_argument("--report", action="store_true",
+                    help="only write the results from the rows kept in --work (runs of several sizes together)")
     args = ap.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     methods = [m for m in args.methods.split(",") if m]
@@ -201,6 +203,9 @@ def main() -> None:
     kept = args.work / "rows.jsonl"
     rows = [Row(**json.loads(line)) for line in kept.read_text().splitlines()] if kept.exists() else []
     done = {(r.dataset, r.id, r.level, bool(r.planted), r.method) for r in rows}
+    if args.report:
+        report(rows, levels, (wiki_set, hot_set), "scopecoe_dev" if args.dev else "scopecoe")
+        return
     wiki_pool = twowiki("all")
     hot_pool = hotpotqa()
     wiki = twowiki("calibrate", limit=args.n) if args.dev else twowiki("test", limit=args.n)
