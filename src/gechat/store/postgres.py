@@ -135,12 +135,12 @@ class PostgresStore(SqlStore):
         distance = f"vec::vector({dim}) <=> ?::vector({dim})"
         sql = (f"SELECT item_id, 1 - ({distance}) FROM vectors WHERE kind = '{_kind(kind)}' AND dim = {dim} "
                f"ORDER BY {distance} LIMIT ?")
-        with self._lock, self._conn.raw.transaction():
+        with self._tx() as db:  # SET LOCAL lasts this transaction only
             if exact:  # small: a scan is exact and fast
-                self._conn.execute("SET LOCAL enable_indexscan = off")
+                db.execute("SET LOCAL enable_indexscan = off")
             else:
-                self._conn.execute(f"SET LOCAL hnsw.ef_search = {min(EF_SEARCH_MAX, max(40, 2 * k))}")
-            rows = self._conn.execute(sql, (text, text, k)).fetchall()
+                db.execute(f"SET LOCAL hnsw.ef_search = {min(EF_SEARCH_MAX, max(40, 2 * k))}")
+            rows = db.execute(sql, (text, text, k)).fetchall()
         return [(int(i), float(s)) for i, s in rows]
 
     def lexical_search(self, kind: str, text: str, k: int) -> list[tuple[int, float]]:
