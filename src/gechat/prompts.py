@@ -25,6 +25,11 @@ PROMPTS["answer_user"] = (
     "Excerpts:\n{context}\n\nQuestion: {question}\n\n"
     "Reply with 'Answer:' and then 'Thoughts:' followed by numbered steps."
 )
+# a guided model (llm_backend = trustful) reads the excerpts in a pass of their own
+PROMPTS["answer_user_guided"] = (
+    "Question: {question}\n\n"
+    "Reply with 'Answer:' and then 'Thoughts:' followed by numbered steps."
+)
 PROMPTS["context_item"] = "[{n}] ({title}, page {page})\n{text}"
 
 # --- entailment with an LLM: hypothesis first, so its tokens form a shared, cached
@@ -154,3 +159,14 @@ COE_EXAMPLES: list[tuple[str, str]] = [
      '"relations": ["Someone is the first author of the attention paper.", '
      '"That author studied at some university."]}'),
 ]
+
+# --- TrustfulLLM (trustful/): the dual decoder reads the context in its own pass, so its
+# prompt holds only the question; the RAG rows of benchmarks/trustful.py put the same
+# context into the prompt instead ---
+PROMPTS["trustful_system"] = (
+    "Answer the question from the context you were given, in a few words or one short "
+    "sentence. Use only what the context states."
+)
+PROMPTS["trustful_user"] = "Question: {question}"
+PROMPTS["trustful_rag_user"] = "Context:\n{context}\n\nQuestion: {question}"
+PROMPTS["trustful_context_item"] = "[{n}] {text}"

@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     llm_threads: int | None = None
     llm_timeout_s: float = 600.0
     llm_cache: bool = True
+    # llm_backend = "trustful": the dual decoder's adapter folder (None: the packaged one; its
+    # card names the base model), and whether the answer's prompt holds the excerpts too
+    trustful_adapter: Path | None = None
+    trustful_prompt_context: bool = False
 
     # embeddings
     embedder: str = "minilm-int8"

@@ -25,7 +25,8 @@ from gechat.errors import ConfigError
 GROUPS: dict[str, dict[str, str]] = {
     "llm": {"backend": "llm_backend", "model": "llm_model", "base_url": "llm_base_url",
             "api_key_env": "llm_api_key_env", "context": "llm_context", "threads": "llm_threads",
-            "timeout_s": "llm_timeout_s", "cache": "llm_cache"},
+            "timeout_s": "llm_timeout_s", "cache": "llm_cache", "trustful_adapter": "trustful_adapter",
+            "trustful_prompt_context": "trustful_prompt_context"},
     "models": {"embedder": "embedder", "embedder_model": "embedder_model", "entailment": "entailment",
                "entailment_model": "entailment_model", "entailment_batch": "entailment_batch",
                "verifier_model": "verifier_model", "verifier_top": "verifier_top"},

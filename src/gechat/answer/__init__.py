@@ -16,7 +16,7 @@ def _cot(settings: Settings, **deps: Any) -> Answerer:
     from gechat.answer.cot import CoTAnswerer
 
     return CoTAnswerer(deps["llm"], max_tokens=settings.answer_max_tokens,
-                       max_thoughts=settings.max_thoughts)
+                       max_thoughts=settings.max_thoughts, prompt_context=settings.trustful_prompt_context)
 
 
 __all__ = ["ANSWERERS", "Answerer", "Draft"]

@@ -15,18 +15,25 @@ from gechat.types import ChunkHit
 class CoTAnswerer:
     name = "cot"
 
-    def __init__(self, llm: LLM, *, max_tokens: int, max_thoughts: int) -> None:
+    def __init__(self, llm: LLM, *, max_tokens: int, max_thoughts: int, prompt_context: bool = True) -> None:
         self.llm, self.max_tokens, self.max_thoughts = llm, max_tokens, max_thoughts
+        # for a guided model (TrustfulLLM): also put the excerpts into the prompt, or not
+        self.prompt_context = prompt_context
 
     def messages(self, question: str, contexts: list[ChunkHit]) -> list[Message]:
         context = "\n\n".join(
             PROMPTS["context_item"].format(n=i, title=h.doc_title, page=h.chunk.page, text=h.chunk.text)
             for i, h in enumerate(contexts, 1)
         )
-        return [
-            {"role": "system", "content": PROMPTS["answer_system"].format(max_thoughts=self.max_thoughts)},
-            {"role": "user", "content": PROMPTS["answer_user"].format(context=context, question=question)},
-        ]
+        system: Message = {"role": "system",
+                           "content": PROMPTS["answer_system"].format(max_thoughts=self.max_thoughts)}
+        user: Message = {"role": "user", "content": PROMPTS["answer_user"].format(context=context, question=question)}
+        if not getattr(self.llm, "guided", False):
+            return [system, user]
+        # a guided model reads the excerpts in its own pass: they travel as a context message
+        if not self.prompt_context:
+            user = {"role": "user", "content": PROMPTS["answer_user_guided"].format(question=question)}
+        return [system, {"role": "context", "content": context}, user]
 
     def answer(self, question: str, contexts: list[ChunkHit]) -> Draft:
         out = self.llm.complete(self.messages(question, contexts), max_tokens=self.max_tokens)

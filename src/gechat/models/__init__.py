@@ -63,6 +63,15 @@ def _openai(settings: Settings) -> LLM:
     )
 
 
+@LLMS.register("trustful")
+def _trustful(settings: Settings) -> LLM:
+    from gechat.models.llm.trustful import TrustfulLLM
+    from gechat.trustful.load import PACKAGED_ADAPTER
+
+    return TrustfulLLM(settings.trustful_adapter or PACKAGED_ADAPTER, settings.models_dir,
+                       threads=settings.llm_threads, max_context_tokens=settings.llm_context)
+
+
 @LLMS.register("fake")
 def _fake_llm(settings: Settings) -> LLM:
     from gechat.models.llm.fake import FakeLLM

@@ -94,6 +94,11 @@ class CachedLLM:
         self.cold: dict[str, float] = {"tokens": 0.0, "seconds": 0.0}
         self.spent_seconds = 0.0  # what the calls so far took, hits included
 
+    @property
+    def guided(self) -> bool:
+        """Whether the inner model reads ``context`` messages in a pass of their own."""
+        return bool(getattr(self.inner, "guided", False))
+
     # --- stages ---------------------------------------------------------------------------
 
     @property
