@@ -132,7 +132,7 @@ def test_softmax_is_stable() -> None:
 
 
 def test_registries_and_build_llm(tmp_path: Path) -> None:
-    assert LLMS.names() == ["fake", "llamacpp", "ollama", "openai"]
+    assert LLMS.names() == ["fake", "llamacpp", "ollama", "openai", "trustful"]
     assert EMBEDDERS.names() == ["hashing", "minilm-int8", "sentence-transformers"]
     assert ENTAILERS.names() == ["cascade", "fake", "hf", "llm", "onnx"]
     s = Settings.load("test", cache_dir=tmp_path / "cache", models_dir=tmp_path / "models")
