@@ -8,7 +8,9 @@ test half (the first n of each, a fixed sample).
 Every row gets the same context: the item's gold passages and its first two non-gold ones (for
 HaluEval, its knowledge text). ``base`` answers from the question alone; ``rag`` puts the
 context in the prompt; ``trustful`` reads it in the guided pass only; ``trustful_prompt`` does
-both; ``trustful_clean`` is the adapter trained without noise passages (the ablation);
+both; ``lora_rag`` is the same adapter with the context in the prompt and no guided pass
+(what the LoRA factors alone give); ``trustful_clean`` is the adapter trained without noise
+passages (the ablation);
 ``rag_1.5b`` is the 1.5B default through llama.cpp. The 0.5B rows run in PyTorch on the same
 dequantised weights. ``--hc N`` adds HC + RAG and HC + TrustfulLLM: ``gechat ask --correct``
 on N questions of each Wikipedia set with each backend. Rows are kept in
@@ -44,7 +46,7 @@ from gechat.trustful.model import DualDecoder
 
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "bench-trustful"
 CLEAN_ADAPTER = CACHE.parent / "trustful-clean"  # the no-noise ablation: rebuilt by its command, not shipped
-ROWS = ["base", "rag", "trustful", "trustful_prompt", "trustful_clean", "rag_1.5b"]
+ROWS = ["base", "rag", "trustful", "trustful_prompt", "lora_rag", "trustful_clean", "rag_1.5b"]
 MAX_NEW = 48
 
 
@@ -85,7 +87,7 @@ class Answerers:
     def __init__(self, settings: Settings, rows: list[str]) -> None:
         lm, self.tok = load_base("qwen2.5-coder-0.5b", settings.models_dir)
         self.models: dict[str, DualDecoder] = {}
-        if "trustful" in rows or "trustful_prompt" in rows:
+        if {"trustful", "trustful_prompt", "lora_rag"} & set(rows):
             self.models["trustful"] = load_trained(copy.deepcopy(lm), PACKAGED_ADAPTER)[0]
         if "trustful_clean" in rows:
             self.models["trustful_clean"] = load_trained(copy.deepcopy(lm), CLEAN_ADAPTER)[0]
@@ -96,12 +98,13 @@ class Answerers:
     def answer(self, row: str, question: str, passages: list[str]) -> str:
         import torch
 
-        in_prompt = row in ("rag", "trustful_prompt", "rag_1.5b")
+        in_prompt = row in ("rag", "trustful_prompt", "lora_rag", "rag_1.5b")
         messages = text.question_messages(question, passages if in_prompt else None)
         if row == "rag_1.5b":
             assert self.big is not None
             return self.big.complete(messages, max_tokens=MAX_NEW).text.strip()
-        model = self.models["trustful" if row == "trustful_prompt" else row if row.startswith("trustful") else "base"]
+        model = self.models["trustful" if row in ("trustful_prompt", "lora_rag") else
+                            row if row.startswith("trustful") else "base"]
         guide = None
         if row.startswith("trustful"):
             ctx = text.context_ids(self.tok, text.context_text(passages), 1024)
@@ -200,6 +203,10 @@ def _agg(recs: list[dict[str, Any]]) -> dict[str, float]:
             "seconds_per_answer": mean(r["seconds"] for r in recs)}
 
 
+def _num(x: float) -> str:
+    return "—" if x != x else f"{x:.2f}"
+
+
 def report(kept: Path, hc_kept: Path, settings: Settings) -> None:
     recs = [json.loads(x) for x in kept.read_text().splitlines()] if kept.exists() else []
     rows = [r for r in ROWS if any(x["row"] == r for x in recs)]
@@ -221,7 +228,7 @@ def report(kept: Path, hc_kept: Path, settings: Settings) -> None:
                 flat.update({f"{k}_{row}": round(v, 4) for k, v in a.items() if k != "n" and v == v})
             lines.append(f"| {row} | {source} | {a['n']} | {a['rouge_l']:.3f} | {a['chrf']:.3f} | "
                          f"{a['embed_sim']:.3f} | {a['em']:.3f} | {a['answer_f1']:.3f} | {a['groundedness_nli']:.3f} | "
-                         f"{a['judge']:.2f} | {a['seconds_per_answer']:.2f} |")
+                         f"{_num(a['judge'])} | {a['seconds_per_answer']:.2f} |")
     flat["questions"] = len(common)
     hc = [json.loads(x) for x in hc_kept.read_text().splitlines()] if hc_kept.exists() else []
     if hc:

@@ -106,7 +106,7 @@ def ask(
     as_json: Annotated[bool, typer.Option("--json", help="Print the Answer as JSON.")] = False,
     preset: PresetOpt = "default",
     config: ConfigOpt = None,
-    llm_backend: Annotated[str | None, typer.Option(help="llamacpp, ollama, openai, fake")] = None,
+    llm_backend: Annotated[str | None, typer.Option(help="llamacpp, ollama, openai, trustful, fake")] = None,
     llm_model: Annotated[str | None, typer.Option(help="Packaged name, GGUF path or server model id")] = None,
     llm_base_url: Annotated[str | None, typer.Option(help="Server URL for ollama/openai backends")] = None,
     entailment: Annotated[str | None, typer.Option(
