@@ -30,6 +30,7 @@ from gechat.eval.long_docs import financebench_questions
 from gechat.eval.qa import answer_f1
 from gechat.graph.llm_extract import parse_partial
 from gechat.models import build_llm
+from gechat.models.llm.base import LLM
 from gechat.pipeline import Workspace
 from gechat.prompts import PROMPTS
 from gechat.settings import Settings
@@ -96,15 +97,20 @@ class OwnAnswers:
         return len(out), sum(c.verdict in ("supported", "no fact") for c in out)
 
     def judge(self, text: str, hits: Iterable[Any]) -> int | None:
-        if not text.strip():
-            return None
-        context = "\n\n".join(h.chunk.text for h in hits)[:CONTEXT_CHARS]
-        done = self.llm.complete([{"role": "system", "content": PROMPTS["groundedness_system"]},
-                                  {"role": "user", "content": PROMPTS["groundedness_user"].format(
-                                      context=context, answer=text)}], max_tokens=12, json_schema=JUDGE_SCHEMA)
-        data = parse_partial(done.text)
-        score = data.get("score") if isinstance(data, dict) else None
-        return score if isinstance(score, int) and 1 <= score <= 5 else None
+        return judge_groundedness(self.llm, [h.chunk.text for h in hits], text)
+
+
+def judge_groundedness(llm: LLM, passages: list[str], answer: str) -> int | None:
+    """The LLM judge's 1-5 groundedness of ``answer`` in ``passages``; None for no answer."""
+    if not answer.strip():
+        return None
+    context = "\n\n".join(passages)[:CONTEXT_CHARS]
+    done = llm.complete([{"role": "system", "content": PROMPTS["groundedness_system"]},
+                         {"role": "user", "content": PROMPTS["groundedness_user"].format(
+                             context=context, answer=answer)}], max_tokens=12, json_schema=JUDGE_SCHEMA)
+    data = parse_partial(done.text)
+    score = data.get("score") if isinstance(data, dict) else None
+    return score if isinstance(score, int) and 1 <= score <= 5 else None
 
 
 def run_own(settings: Settings, work: Path, n: int, finance: int, out: Path,
@@ -186,4 +192,4 @@ def markdown(rows: list[OwnRow]) -> list[str]:
     return lines
 
 
-__all__ = ["OwnAnswers", "OwnRow", "figures", "markdown", "run_own"]
+__all__ = ["OwnAnswers", "OwnRow", "figures", "judge_groundedness", "markdown", "run_own"]

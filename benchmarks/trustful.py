@@ -32,13 +32,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import write
+from correction_own import OwnAnswers, judge_groundedness
 from gechat.answer.base import Draft
 from gechat.answer.claims import as_answer_to, is_abstention, make_claims, split_text
 from gechat.eval.qa import answer_f1, exact_match
 from gechat.eval.textsim import chrf, rouge_l
 from gechat.models import EMBEDDERS, ENTAILERS, LLMS
 from gechat.models.entail.base import ENTAILMENT
-from gechat.prompts import PROMPTS
 from gechat.settings import Settings
 from gechat.trustful import data, text
 from gechat.trustful.load import PACKAGED_ADAPTER, load_base, load_trained, read_card
@@ -81,6 +81,11 @@ class Scorer:
         return float(v[0] @ v[1] / (np.linalg.norm(v[0]) * np.linalg.norm(v[1]) + 1e-9))
 
 
+def big_llm(settings: Settings) -> Any:
+    """The 1.5B default through llama.cpp: the ``rag_1.5b`` row and the judge."""
+    return LLMS.create("llamacpp", settings.model_copy(update={"llm_model": "qwen2.5-coder-1.5b"}))
+
+
 class Answerers:
     """The 0.5B rows in PyTorch (one dequantised base, copied per adapter) and the 1.5B row."""
 
@@ -92,8 +97,7 @@ class Answerers:
         if "trustful_clean" in rows:
             self.models["trustful_clean"] = load_trained(copy.deepcopy(lm), CLEAN_ADAPTER)[0]
         self.models["base"] = DualDecoder(lm, (0,)).eval()  # its block is never used: no guide
-        self.big = LLMS.create("llamacpp", settings.model_copy(update={"llm_model": "qwen2.5-coder-1.5b"})) \
-            if "rag_1.5b" in rows else None
+        self.big = big_llm(settings) if "rag_1.5b" in rows else None
 
     def answer(self, row: str, question: str, passages: list[str]) -> str:
         import torch
@@ -114,21 +118,6 @@ class Answerers:
         return str(self.tok.decode(ids, skip_special_tokens=True)).strip()
 
 
-def judge(llm: Any, passages: list[str], answer: str) -> int | None:
-    from gechat.graph.llm_extract import parse_partial
-
-    if not answer.strip():
-        return None
-    schema = {"type": "object", "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5]}},
-              "required": ["score"]}
-    out = llm.complete([{"role": "system", "content": PROMPTS["groundedness_system"]},
-                        {"role": "user", "content": PROMPTS["groundedness_user"].format(
-                            context="\n\n".join(passages)[:6000], answer=answer)}], max_tokens=12, json_schema=schema)
-    got = parse_partial(out.text)
-    score = got.get("score") if isinstance(got, dict) else None
-    return score if isinstance(score, int) and 1 <= score <= 5 else None
-
-
 def run(args: argparse.Namespace, settings: Settings, kept: Path) -> None:
     done = {(r["row"], r["source"], r["id"]) for r in map(json.loads, kept.read_text().splitlines())} \
         if kept.exists() else set()
@@ -138,8 +127,7 @@ def run(args: argparse.Namespace, settings: Settings, kept: Path) -> None:
     if not todo:
         return
     gen, scorer = Answerers(settings, rows), Scorer(settings)
-    judge_llm = (gen.big or LLMS.create("llamacpp", settings.model_copy(update={"llm_model": "qwen2.5-coder-1.5b"}))) \
-        if args.judge else None
+    judge_llm = (gen.big or big_llm(settings)) if args.judge else None
     with kept.open("a") as f:
         for i, (row, ex) in enumerate(todo, 1):
             passages = data.test_context(ex)
@@ -152,7 +140,8 @@ def run(args: argparse.Namespace, settings: Settings, kept: Path) -> None:
                    "rouge_l": round(rouge_l(answer, ex.answer), 4), "chrf": round(chrf(answer, ex.answer), 4),
                    "embed_sim": round(scorer.similarity(answer, ex.answer), 4),
                    "em": exact_match(answer, ex.answer), "f1": round(answer_f1(answer, ex.answer), 4),
-                   "judge": judge(judge_llm, passages, answer) if judge_llm and row in args.judge_rows else None}
+                   "judge": judge_groundedness(judge_llm, passages, answer)
+                   if judge_llm and row in args.judge_rows else None}
             f.write(json.dumps(rec) + "\n")
             f.flush()
             print(f"{i}/{len(todo)} {row} {ex.source} {seconds:.1f}s f1={rec['f1']:.2f} :: {answer[:60]!r}", flush=True)
@@ -162,7 +151,6 @@ def run_hc(n: int, settings: Settings, kept: Path) -> None:
     """HC + RAG (llama.cpp 0.5B) and HC + TrustfulLLM: ``ask --correct`` end to end."""
     from dataclasses import asdict
 
-    from correction_own import OwnAnswers
     from gechat.eval.datasets import hotpotqa, twowiki
 
     class NoJudge(OwnAnswers):

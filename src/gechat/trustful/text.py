@@ -36,20 +36,23 @@ def context_ids(tok: Any, text: str, limit: int) -> list[int]:
     return [int(i) for i in tok(text, add_special_tokens=False)["input_ids"][:limit]]
 
 
+def _special(tok: Any, name: str) -> int | None:
+    """The id of special token ``name``, or None when the vocabulary lacks it."""
+    i = tok.convert_tokens_to_ids(name)
+    return i if isinstance(i, int) and i >= 0 and i != tok.unk_token_id else None
+
+
 def stop_ids(tok: Any) -> set[int]:
     """The ids that end a reply: the tokenizer's end of sequence and the chat turn's end."""
     ids = {tok.eos_token_id} if tok.eos_token_id is not None else set()
-    for name in ("<|im_end|>", "<|endoftext|>", "<|eot_id|>"):
-        i = tok.convert_tokens_to_ids(name)
-        if isinstance(i, int) and i != tok.unk_token_id and i >= 0:
-            ids.add(i)
+    ids |= {i for name in ("<|im_end|>", "<|endoftext|>", "<|eot_id|>") if (i := _special(tok, name)) is not None}
     return ids
 
 
 def end_of_turn(tok: Any) -> int:
     """The id a training target ends with, so the model learns to stop."""
-    i = tok.convert_tokens_to_ids("<|im_end|>")
-    if isinstance(i, int) and i >= 0 and i != tok.unk_token_id:
+    i = _special(tok, "<|im_end|>")
+    if i is not None:
         return i
     if tok.eos_token_id is None:
         raise ValueError("the tokenizer has no end-of-turn or end-of-sequence token")
