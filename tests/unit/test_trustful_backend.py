@@ -66,6 +66,11 @@ def test_stop_strings_cut_the_reply(llm: TrustfulLLM) -> None:
     stop = full[len(full) // 2:len(full) // 2 + 2]
     cut = llm.complete(_messages(None), max_tokens=8, stop=[stop]).text
     assert cut == full[:full.find(stop)]
+    # a stop string that spans two tokens: nothing of it is handed out before it is complete
+    words = full.split()
+    across = f"{words[1][-1]} {words[2][0]}" if len(words) > 2 else stop
+    pieces = list(llm.stream(_messages(None), max_tokens=8, stop=[across]))
+    assert "".join(pieces) == full[:full.find(across)]
 
 
 def test_a_missing_adapter_is_one_clear_error(tmp_path: Path) -> None:

@@ -101,11 +101,21 @@ class TrustfulLLM:
                     if cut > len(shown):
                         yield full[len(shown):cut], n_prompt, len(ids)
                     return
-                if len(full) > len(shown):
-                    yield full[len(shown):], n_prompt, len(ids)
-                    shown = full
+                # hold back a tail that may be the start of a stop string still being written
+                ready = len(full) - _open_stop(full, stop)
+                if ready > len(shown):
+                    yield full[len(shown):ready], n_prompt, len(ids)
+                    shown = full[:ready]
+            if len(shown) < len(full := tok.decode(ids, skip_special_tokens=True)):
+                yield full[len(shown):], n_prompt, len(ids)
             if not ids:
                 yield "", n_prompt, 0
+
+
+def _open_stop(textual: str, stop: list[str] | None) -> int:
+    """The length of the longest end of ``textual`` that begins some stop string."""
+    return max((n for s in stop or () for n in range(min(len(s) - 1, len(textual)), 0, -1)
+                if s.startswith(textual[-n:])), default=0)
 
 
 def _stop_at(textual: str, stop: list[str] | None) -> int | None:
