@@ -88,6 +88,9 @@ class Settings(BaseSettings):
     # (failed, with the reason) once the process's resident memory passes job_memory_mb; 0: no limit
     job_timeout_s: float = Field(default=3600.0, ge=0)
     job_memory_mb: float = Field(default=16000.0, ge=0)
+    # with a PostgreSQL store, API replicas claim jobs for this long, renewing while they run;
+    # a replica killed mid-job leaves it to another once the claim lapses (docs/deploy.md)
+    job_lease_s: float = Field(default=30.0, ge=1, le=3600)
 
     # knowledge graph (GE-Chat step 2), built as documents are added: fast (spaCy, no LLM),
     # llm (JSON-constrained extraction + relation probing) or none

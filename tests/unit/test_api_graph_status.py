@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from gechat.api.job_store import DB_NAME, JobDB, StoredJob
+from gechat.api.job_store import StoredJob, open_jobs
 from gechat.api.models import FileProgress, JobOut
 from gechat.api.uploads import SavedFile
 from gechat.settings import Settings
@@ -72,7 +72,7 @@ def test_a_job_killed_in_the_graph_stage_finishes_it_when_resumed(tmp_path: Path
     path = (tmp_path / "root" / "a" / "uploads" / "tower.txt").resolve()
     out = JobOut(id="e" * 32, workspace="a", state="running", created_at="2026-01-01T00:00:00+00:00",
                  files=[FileProgress(name="tower.txt", step="graph")])
-    db = JobDB(tmp_path / "root" / DB_NAME)
+    db = open_jobs(Settings.load("test", cache_dir=tmp_path / "cache"), tmp_path / "root")
     db.save(StoredJob(out, [SavedFile("tower.txt", path, True)], None, 99))
     db.close()
     with _client(tmp_path) as c:

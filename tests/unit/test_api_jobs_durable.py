@@ -1,16 +1,17 @@
-"""Durable, cancellable ingestion jobs: stored in <root>/jobs.sqlite, resumed or failed on
+"""Durable, cancellable ingestion jobs: stored in <root>/jobs.sqlite (or the PostgreSQL store), resumed or failed on
 start, listed per workspace, dropped with their workspace, cancelled (also mid-parse), and
 stopped by their time and memory budgets."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
 
-from gechat.api.job_store import DB_NAME, JobDB, StoredJob
+from gechat.api.job_store import StoredJob, open_jobs
 from gechat.api.models import FileProgress, JobOut
 from gechat.api.uploads import SavedFile
 from gechat.settings import Settings
@@ -55,7 +56,9 @@ def test_jobs_are_listed_per_workspace_and_dropped_with_it(tmp_path: Path) -> No
         assert c.delete("/v1/workspaces/a").status_code == 200
         problem(c.get(f"/v1/jobs/{ja}"), 404)
         assert c.get(f"/v1/jobs/{jb}").json()["state"] == "done"
-    assert [j.out.id for j in JobDB(tmp_path / "root" / DB_NAME).load()] == [jb]
+    db = open_jobs(_settings(tmp_path), tmp_path / "root")
+    assert [j.out.id for j in db.load()] == [jb]
+    db.close()
 
 
 def test_a_job_is_found_after_a_restart_and_orphan_uploads_go(tmp_path: Path) -> None:
@@ -63,6 +66,7 @@ def test_a_job_is_found_after_a_restart_and_orphan_uploads_go(tmp_path: Path) ->
         job = add_text(c, "a")
     stray = tmp_path / "root" / "a" / "uploads" / "stray.txt"
     stray.write_text("no document, no job")
+    os.utime(stray, (time.time() - 3600, time.time() - 3600))  # older than replicas' grace for fresh uploads
     with _client(tmp_path) as c:
         again = c.get(f"/v1/jobs/{job['id']}").json()
         assert again["state"] == "done" and again["files"][0]["status"] == "added"
@@ -82,7 +86,7 @@ def _left_running(tmp_path: Path, files: list[tuple[str, bytes | None]]) -> str:
         saved.append(SavedFile(name, path, True))
     out = JobOut(id="f" * 32, workspace="a", state="running", created_at="2026-01-01T00:00:00+00:00",
                  started_at="2026-01-01T00:00:01+00:00", files=[FileProgress(name=n, step="parsing") for n, _ in files])
-    db = JobDB(root / DB_NAME)
+    db = open_jobs(_settings(tmp_path), root)
     db.save(StoredJob(out, saved, None, 1))
     db.close()
     return out.id
@@ -102,7 +106,7 @@ def test_an_unfinished_job_resumes_on_start(tmp_path: Path) -> None:
 def test_a_job_whose_files_are_gone_fails_with_the_reason(tmp_path: Path) -> None:
     job_id = _left_running(tmp_path, [("lost.txt", None)])
     with _client(tmp_path) as c:
-        job = c.get(f"/v1/jobs/{job_id}").json()
+        job = _wait_state(c, job_id, ("failed", "done"))
         assert job["state"] == "failed" and "uploaded files are gone" in job["error"]["message"], job
 
 

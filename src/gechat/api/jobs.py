@@ -1,31 +1,48 @@
 """Ingestion jobs: uploaded files are added in a background thread, one job at a time.
 
-Jobs are durable: every state change is written to ``<root>/jobs.sqlite`` (job_store.py
-says why there), so a restart finds them. On start, unfinished jobs are queued again (their
-files already added are kept; a file caught halfway is added again, which the store sees
-as its own duplicate, and its graph is finished) or, when their uploaded files are gone,
-failed with that reason; uploaded files that no document and no job points to are removed.
+Jobs are durable: every state change is written to the job records (job_store.py: the
+server's ``jobs.sqlite``, or the shared PostgreSQL store, where several API replicas share
+them). The worker *claims* the oldest queued job from the records, so with several replicas
+each job runs on exactly one of them; it renews its claim while it runs, and a job whose
+claim lapsed (its server was killed) is claimed again and resumed: its files already added
+are kept, a file caught halfway is added again, which the store sees as its own duplicate,
+and its graph is finished; when its uploaded files are gone, it fails with that reason.
+A single server resumes its own unfinished jobs as it starts. Uploaded files that no
+document and no job points to are removed on start.
 
-One worker thread runs the jobs in order, because adding is CPU-bound (parsing, embedding,
-the graph) and two at once would only share the same cores. A job survives its client: the
-request that started it returns at once (202), progress is polled or streamed, and
-``cancel`` stops it (job_guard.py says how, and why nothing is left half-written).
+One worker thread per server runs the jobs in order, because adding is CPU-bound (parsing,
+embedding, the graph) and two at once would only share the same cores. A job survives its
+client: the request that started it returns at once (202), progress is polled or streamed,
+and ``cancel`` stops it (job_guard.py says how, and why nothing is left half-written), also
+when another replica runs it.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
-import queue
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gechat.api.graph_status import finish_url, graph_state, unfinished
 from gechat.api.job_guard import CANCELLED, SHUTDOWN, Guard, Stopped, StopReason
-from gechat.api.job_run import ParseGuard, discard, document_at, graph_cost, llm_access, now, result_fields
-from gechat.api.job_store import DB_NAME, JobDB, StoredJob
+from gechat.api.job_run import (
+    ParseGuard,
+    clean_uploads,
+    discard,
+    end_files,
+    graph_cost,
+    llm_access,
+    now,
+    result_fields,
+    resume,
+    stopped_fields,
+)
+from gechat.api.job_store import RENEW_S, StoredJob, open_jobs
 from gechat.api.models import DocumentOut, ErrorInfo, FileProgress, JobOut, JobState
 from gechat.api.problems import ApiError
 from gechat.api.uploads import SavedFile
@@ -39,14 +56,19 @@ from gechat.types import Document
 log = logging.getLogger("gechat.api")
 FINISHED: tuple[JobState, ...] = ("done", "failed", "cancelled")
 WATCH_S = 0.2  # how often the watchdog looks at the running job
+POLL_S = 0.25  # how often a wait looks at the records for a job another replica runs
+IDLE_S = 1.0  # how often an idle worker looks for jobs submitted through another replica
+LOST = StopReason("failed", "another server took this job over after this one stopped renewing its claim")
 
 
 @dataclass
 class _Job:
+    """The job this server runs."""
+
     stored: StoredJob
-    handle: WorkspaceHandle | None = None
-    version: int = 0
-    guard: Guard | None = None
+    handle: WorkspaceHandle
+    guard: Guard
+    detached: bool = False  # its claim passed to another server: nothing more is written
 
     @property
     def out(self) -> JobOut:
@@ -59,122 +81,143 @@ class _Job:
 
 class JobStore:
     def __init__(self, root: Path, settings: Settings, keep: int = 200) -> None:
-        self.settings = settings
+        self.root, self.settings = root, settings
         self.keep = keep  # finished jobs remembered; older ones are forgotten first
-        self.db = JobDB(root / DB_NAME)
-        self._jobs = {j.out.id: _Job(j) for j in self.db.load()}
+        self.owner = uuid.uuid4().hex  # this server, in the records' claims
+        self.db = open_jobs(settings, root)
         self._changed = threading.Condition()
-        self._queue: queue.Queue[_Job | None] = queue.Queue()
+        self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self._running: _Job | None = None
         self._closed = threading.Event()
+        self._registry: WorkspaceRegistry | None = None
 
     # --- start and stop ---
     def start(self, registry: WorkspaceRegistry) -> None:
-        """Resumes or fails the jobs a previous run left unfinished, removes orphan uploads,
-        and starts the worker (the server's startup). An app started again after a shutdown
-        (an ASGI host may run the lifespan more than once) reopens the store and reads it anew."""
+        """Resumes or fails the jobs a previous run left unfinished (a single server; replicas
+        claim a lapsed job when its claim runs out), removes orphan uploads, and starts the
+        worker (the server's startup). An app started again after a shutdown (an ASGI host may
+        run the lifespan more than once) reopens the records."""
         if self._closed.is_set():
-            self.db = JobDB(self.db.path)
-            self._jobs = {j.out.id: _Job(j) for j in self.db.load()}
-            self._queue, self._threads, self._closed = queue.Queue(), [], threading.Event()
-        with self._changed:
-            todo = sorted((j for j in self._jobs.values() if j.out.state not in FINISHED), key=lambda j: j.stored.seq)
-            for job in todo:
-                self._recover(job, registry)
-        self._clean_uploads(registry)
+            self.db = open_jobs(self.settings, self.root)
+            self._threads, self._closed = [], threading.Event()
+        self._registry = registry
+        if not self.db.shared:
+            self.db.release()
+            for stored in self.db.load(unfinished=True):
+                if resume(stored, registry, self.db):
+                    stored.out.state = "queued"
+                    self._store(stored)
+                    log.info("job %s resumed after a restart", stored.out.id)
+        clean_uploads(registry, self.db)
         self._start_threads()
 
     def close(self, timeout: float = 5.0) -> None:
         """Stops the running job at its next progress report, and the worker. Nothing is saved
-        from then on, so the stored jobs stay as they were, and the next start resumes them."""
+        from then on, so the stored jobs stay as they were, and the next start (or another
+        replica, once the claim runs out) resumes them."""
         self._closed.set()
         running = self._running
-        if running is not None and running.guard is not None:
+        if running is not None:
             running.guard.stop(SHUTDOWN)
-        self._queue.put(None)
+        self._wake.set()
         for t in self._threads:
             t.join(timeout)
+        if not any(t.is_alive() for t in self._threads):  # its job stopped: another replica may take it now
+            self.db.release(self.owner)
         self.db.close()
 
     # --- the API's side ---
     def submit(self, handle: WorkspaceHandle, files: list[SavedFile]) -> JobOut:
         out = JobOut(id=uuid.uuid4().hex, workspace=handle.id, state="queued", created_at=now(),
                      files=[FileProgress(name=f.name) for f in files])
-        return self._submit(_Job(StoredJob(out, files, None, self.db.next_seq()), handle))
+        return self._submit(StoredJob(out, files, None, self.db.next_seq()))
 
     def submit_graph(self, handle: WorkspaceHandle, doc: Document) -> JobOut:
         """A job that finishes ``doc``'s graph where an earlier build stopped."""
         out = JobOut(id=uuid.uuid4().hex, workspace=handle.id, kind="graph", state="queued", created_at=now(),
                      files=[FileProgress(name=Path(doc.path).name, document=DocumentOut.of(doc))])
-        return self._submit(_Job(StoredJob(out, [], doc.id, self.db.next_seq()), handle))
+        return self._submit(StoredJob(out, [], doc.id, self.db.next_seq()))
 
     def get(self, job_id: str) -> JobOut:
         return self.wait(job_id, -1, 0)[0]
 
     def wait(self, job_id: str, seen: int, timeout: float) -> tuple[JobOut, int]:
         """The job once its version passes ``seen`` (or after ``timeout``), and that version."""
+        deadline = time.monotonic() + timeout
         with self._changed:
-            job = self._find(job_id)
-            self._changed.wait_for(lambda: job.version > seen, timeout)
-            return job.out.model_copy(deep=True), job.version
+            while True:
+                stored = self._find(job_id)
+                left = deadline - time.monotonic()
+                if stored.version > seen or left <= 0:
+                    return stored.out.model_copy(deep=True), stored.version
+                self._changed.wait(min(left, POLL_S))  # woken at once by this server's own changes
 
     def list(self, ws_id: str) -> list[JobOut]:
-        with self._changed:
-            jobs = sorted((j for j in self._jobs.values() if j.out.workspace == ws_id), key=lambda j: -j.stored.seq)
-            return [j.out.model_copy(deep=True) for j in jobs]
+        return [j.out for j in sorted(self.db.load(ws_id), key=lambda j: -j.seq)]
 
     def cancel(self, job_id: str, wait_s: float = 10.0) -> JobOut:
         """A queued job ends at once; a running one at its next progress report (about a second,
-        also while parsing), which this waits for (up to ``wait_s``). A finished job is answered
-        as it is."""
+        also while parsing; a second more when another replica runs it), which this waits for
+        (up to ``wait_s``). A finished job is answered as it is."""
         with self._changed:
-            job = self._find(job_id)
-            if job.out.state == "queued":
-                self._end_files(job, CANCELLED)
-                self._set(job, state="cancelled", finished_at=now())
-            elif job.out.state == "running" and job.guard is not None:
-                job.guard.stop(CANCELLED)
-            self._changed.wait_for(lambda: job.out.state in FINISHED, wait_s)
-            return job.out.model_copy(deep=True)
+            stored = self._find(job_id)
+            if stored.out.state == "queued":
+                ended = copy.deepcopy(stored)
+                gone = end_files(ended, CANCELLED)
+                ended.out.state, ended.out.finished_at = "cancelled", now()
+                ended.version += 1
+                if self.db.save(ended, if_state="queued"):  # not claimed meanwhile
+                    for f in gone:
+                        discard(f)
+                    self._changed.notify_all()
+                    return ended.out
+                stored = self._find(job_id)
+            if stored.out.state not in FINISHED:
+                running = self._running
+                if running is not None and running.out.id == job_id:
+                    running.guard.stop(CANCELLED)
+                else:
+                    self.db.ask_cancel(job_id)
+        self._until(lambda: self._find(job_id).out.state in FINISHED, wait_s)
+        return self.get(job_id)
 
     def cancel_workspace(self, ws_id: str, wait_s: float = 10.0) -> None:
         """Cancels the workspace's jobs and waits (a while) for its running one to stop."""
-        with self._changed:
-            ids = [j.out.id for j in self._jobs.values() if j.out.workspace == ws_id and j.out.state not in FINISHED]
-        for i in ids:
-            self.cancel(i, wait_s=0)
-        with self._changed:
-            self._changed.wait_for(lambda: self._running is None or self._running.out.workspace != ws_id, wait_s)
+        for stored in self.db.load(ws_id, unfinished=True):
+            self.cancel(stored.out.id, wait_s=0)
+        self._until(lambda: not self.db.load(ws_id, unfinished=True), wait_s)
 
     def forget_workspace(self, ws_id: str) -> None:
         """Drops the jobs of a deleted workspace."""
-        with self._changed:
-            ids = [i for i, j in self._jobs.items() if j.out.workspace == ws_id]
-            for i in ids:
-                del self._jobs[i]
-            self.db.delete(ids)
+        self.db.delete([j.out.id for j in self.db.load(ws_id)])
 
-    def _submit(self, job: _Job) -> JobOut:
+    def _until(self, done: Callable[[], bool], wait_s: float) -> None:
+        deadline = time.monotonic() + wait_s
         with self._changed:
-            self._jobs[job.out.id] = job
-            self.db.save(job.stored)
-            self._forget_old()
+            while not done() and (left := deadline - time.monotonic()) > 0:
+                self._changed.wait(min(left, POLL_S))
+
+    def _submit(self, stored: StoredJob) -> JobOut:
+        with self._changed:
+            self._store(stored)
+            self.db.trim(self.keep)
         self._start_threads()
-        self._queue.put(job)
-        return job.out.model_copy(deep=True)
+        self._wake.set()
+        return stored.out.model_copy(deep=True)
 
-    def _find(self, job_id: str) -> _Job:
-        job = self._jobs.get(job_id)
-        if job is None:
+    def _find(self, job_id: str) -> StoredJob:
+        running = self._running
+        stored = running.stored if running is not None and running.out.id == job_id else self.db.get(job_id)
+        if stored is None:
             raise ApiError(404, f"no job {job_id!r}", hint="a deleted workspace's jobs are dropped, and only the "
                                                            f"newest {self.keep} finished jobs are kept")
-        return job
+        return stored
 
     # --- the worker ---
     def _start_threads(self) -> None:
         with self._changed:
-            if self._threads:
+            if self._threads or self._registry is None:
                 return
             self._threads = [threading.Thread(target=self._work, name="gechat-jobs", daemon=True),
                              threading.Thread(target=self._watch, name="gechat-jobs-watch", daemon=True)]
@@ -182,31 +225,65 @@ class JobStore:
             t.start()
 
     def _watch(self) -> None:
+        renewed = 0.0
         while not self._closed.wait(WATCH_S):
             job = self._running
-            if job is not None and job.guard is not None:
-                job.guard.watch()
+            if job is None:
+                continue
+            job.guard.watch()
+            if time.monotonic() - renewed >= RENEW_S:
+                renewed = time.monotonic()
+                owned, cancel = self.db.renew(job.out.id, self.owner)
+                if not owned:
+                    job.detached = True
+                    job.guard.stop(LOST)
+                elif cancel:
+                    job.guard.stop(CANCELLED)
 
     def _work(self) -> None:
-        while (job := self._queue.get()) is not None:
+        while not self._closed.is_set():
             try:
-                self._run(job)
+                stored = self.db.claim(self.owner)
+            except Exception:  # the database away for a moment: look again later
+                log.exception("claiming a job failed")
+                stored = None
+            if stored is None:
+                self._wake.wait(IDLE_S)
+                self._wake.clear()
+                continue
+            try:
+                self._take(stored)
             except BaseException as e:  # a bug (or a stray stop): the job fails, the worker lives on
-                log.exception("job %s failed", job.out.id)
-                self._update(job, state="failed", finished_at=now(),
-                             error=ErrorInfo(message=f"internal error: {type(e).__name__}"))
+                log.exception("job %s failed", stored.out.id)
+                with self._changed:
+                    stored.out.state, stored.out.finished_at = "failed", now()
+                    stored.out.error = ErrorInfo(message=f"internal error: {type(e).__name__}")
+                    self._store(stored)
             finally:
                 with self._changed:
                     self._running = None
                     self._changed.notify_all()
 
-    def _run(self, job: _Job) -> None:
-        guard = Guard(self.settings.job_timeout_s, self.settings.job_memory_mb)
+    def _take(self, stored: StoredJob) -> None:
+        """Runs a job this server claimed (a ``running`` one was cut off elsewhere: resumed)."""
+        assert self._registry is not None
+        if self._closed.is_set():  # claimed as the server stopped: its claim lapses, or is released
+            return
+        if stored.out.state == "running" and not resume(stored, self._registry, self.db):
+            return
+        try:
+            handle = self._registry.get(stored.out.workspace)
+        except ApiError:  # deleted while the job waited
+            self.db.delete([stored.out.id])
+            return
+        job = _Job(stored, handle, Guard(self.settings.job_timeout_s, self.settings.job_memory_mb))
         with self._changed:
-            if job.out.state != "queued" or job.handle is None:  # cancelled while it waited
-                return
-            job.guard, self._running = guard, job
+            self._running = job
             self._set(job, state="running", started_at=job.out.started_at or now())
+        self._run(job)
+
+    def _run(self, job: _Job) -> None:
+        guard = job.guard
         try:
             with job.handle.write_lock:
                 ws = job.handle.workspace()  # fails if the workspace was deleted meanwhile
@@ -220,20 +297,23 @@ class JobStore:
                             self._add(job, ws, i, f, budget, guard)
         except Stopped:
             reason = guard.reason or StopReason("failed", "stopped")
-            if reason is SHUTDOWN:  # its uploads stay: the next start resumes it
+            if reason is SHUTDOWN or reason is LOST:  # its uploads stay: it resumes
                 return
             with self._changed:
-                self._end_files(job, reason)
+                for f in end_files(job.stored, reason):
+                    discard(f)
                 self._set(job, state=reason.state, finished_at=now(),
                           error=None if reason.state == "cancelled" else ErrorInfo(message=reason.message,
                                                                                    hint=reason.hint))
             return
         except GechatError as e:
             with self._changed:
-                self._end_files(job, StopReason("failed", e.message, e.hint))
+                for f in end_files(job.stored, StopReason("failed", e.message, e.hint)):
+                    discard(f)
                 self._set(job, state="failed", finished_at=now(), error=ErrorInfo(message=e.message, hint=e.hint))
             return
-        self._update(job, state="done", finished_at=now())
+        with self._changed:
+            self._set(job, state="done", finished_at=now())
 
     def _add(self, job: _Job, ws: Workspace, i: int, f: SavedFile, budget: Budget, guard: Guard) -> None:
         def progress(path: str, step: str) -> None:
@@ -263,7 +343,9 @@ class JobStore:
                             res.graph_error = e
         except Stopped:
             guard.parsing(False)
-            self._stopped_file(job, ws, i, f, guard.reason or CANCELLED)
+            fields = stopped_fields(ws, job.out.workspace, f, guard.reason or CANCELLED)
+            if fields is not None:  # added already (its graph partial); else end_files marks it
+                self._file(job, i, **fields)
             raise
         if res.status == "failed" or (res.status == "duplicate" and res.document is not None
                                       and res.document.path != str(f.path)):
@@ -275,17 +357,6 @@ class JobStore:
                 message=f"already added, but its graph is {g.status} ({g.chunks_done}/{g.chunks_total} chunks)",
                 hint=f"POST {finish_url(job.out.workspace, res.document)} finishes it")
         self._file(job, i, **fields)
-
-    def _stopped_file(self, job: _Job, ws: Workspace, i: int, f: SavedFile, reason: StopReason) -> None:
-        """The file a stop caught: added already (its graph partial), or not at all."""
-        doc = document_at(ws, f.path)
-        if doc is None:
-            return  # _end_files marks it and removes the upload
-        g = graph_state(ws, doc.id)
-        err = None if g.status == "complete" or g.extractor is None else ErrorInfo(
-            message=f"{reason.message}: the graph is {g.status} ({g.chunks_done}/{g.chunks_total} chunks)",
-            hint=f"POST {finish_url(job.out.workspace, doc)} finishes it")
-        self._file(job, i, step="done", status="added", document=DocumentOut.of(doc, g), graph_error=err)
 
     def _graph(self, job: _Job, ws: Workspace, guard: Guard) -> None:
         def progress(report: BuildReport) -> None:
@@ -302,47 +373,7 @@ class JobStore:
         self._file(job, 0, step="done", status="added", graph=graph_cost(report), seconds=time.perf_counter() - t0,
                    document=DocumentOut.of(doc, graph_state(ws, doc.id)))
 
-    def _recover(self, job: _Job, registry: WorkspaceRegistry) -> None:
-        try:
-            job.handle = registry.get(job.out.workspace)
-        except ApiError:  # the workspace is gone, and with it the job's business
-            del self._jobs[job.out.id]
-            self.db.delete([job.out.id])
-            return
-        lost = ErrorInfo(message="the uploaded file was gone when the server restarted", hint="upload it again")
-        for p, f in zip(job.out.files, job.files, strict=False):
-            if p.status == "pending" and job.out.kind == "add" and not f.path.is_file():
-                p.status, p.step, p.error = "failed", "done", lost
-        if job.out.kind == "add" and all(p.status != "pending" for p in job.out.files):
-            self._set(job, state="failed", finished_at=now(), error=ErrorInfo(
-                message="the server stopped during this job, and its uploaded files are gone", hint=lost.hint))
-            return
-        self._set(job, state="queued", resumed=job.out.resumed + 1)
-        self._queue.put(job)
-        log.info("job %s resumed after a restart", job.out.id)
-
-    def _clean_uploads(self, registry: WorkspaceRegistry) -> None:
-        with self._changed:
-            wanted = {str(f.path) for j in self._jobs.values() if j.out.state not in FINISHED for f in j.files}
-        for ws_id in registry.ids():
-            try:
-                h = registry.get(ws_id)
-                files = [p for p in h.uploads.iterdir() if p.is_file()] if h.uploads.is_dir() else []
-                if files:
-                    wanted |= {d.path for d in h.workspace().documents()}
-            except (GechatError, OSError) as e:  # a broken workspace keeps its files; the rest go on
-                log.warning("workspace %s: uploads not checked: %s", ws_id, e)
-                continue
-            for p in files:
-                if str(p.resolve()) not in wanted:
-                    p.unlink(missing_ok=True)
-                    log.info("removed %s: no document or job uses it", p)
-
     # --- state changes: each is saved, bumps the version and wakes the event streams ---
-    def _update(self, job: _Job, **changes: object) -> None:
-        with self._changed:
-            self._set(job, **changes)
-
     def _set(self, job: _Job, **changes: object) -> None:
         for k, v in changes.items():
             setattr(job.out, k, v)
@@ -355,24 +386,11 @@ class JobStore:
             self._saved(job)
 
     def _saved(self, job: _Job) -> None:
-        if not self._closed.is_set():  # a job stopped by the shutdown stays unfinished, to resume
-            self.db.save(job.stored)
-        job.version += 1
+        if not self._closed.is_set() and not job.detached:  # a job stopped by the shutdown stays unfinished
+            self._store(job.stored)
         self._changed.notify_all()
 
-    def _end_files(self, job: _Job, reason: StopReason) -> None:
-        """Files the job did not get to: marked, their uploads removed (no document has them)."""
-        for f, p in zip(job.files, job.out.files, strict=False):
-            if p.status == "pending":
-                discard(f)
-                p.step, p.status = "done", reason.state
-                p.error = None if reason.state == "cancelled" else ErrorInfo(message=reason.message, hint=reason.hint)
-        if job.out.kind == "graph" and job.out.files and job.out.files[0].status == "pending":
-            job.out.files[0].status = reason.state
+    def _store(self, stored: StoredJob) -> None:
+        stored.version += 1
+        self.db.save(stored)
 
-    def _forget_old(self) -> None:
-        finished = sorted((j for j in self._jobs.values() if j.out.state in FINISHED), key=lambda j: j.stored.seq)
-        old = [j.out.id for j in finished[: max(0, len(finished) - self.keep)]]
-        for i in old:
-            del self._jobs[i]
-        self.db.delete(old)

@@ -216,11 +216,13 @@ class WorkspaceRegistry:
         _check_id(ws_id)
         with self._lock:
             h = self._handles.get(ws_id)
-            if h is not None:
-                return h
             if not (self.root / ws_id).is_dir():
+                if h is not None:  # deleted through another server sharing this root
+                    self._handles.pop(ws_id)
+                    h.mark_deleted()
+                    h.close()
                 raise _gone(ws_id)
-            return self._handle(ws_id)
+            return h if h is not None else self._handle(ws_id)
 
     def delete(self, ws_id: str) -> None:
         """Waits for the workspace's running job and the requests in flight (409 after
