@@ -53,11 +53,11 @@ def _load_or_build(ids: npt.NDArray[np.int64], matrix: Matrix, path: Path | None
     import onnxruntime  # noqa: F401
     from usearch.index import Index
 
+    # the search width is the constructor's, also for an index loaded from a file saved with another
     index = Index(ndim=matrix.shape[1], metric="cos", dtype="f32", expansion_search=EXPANSION)
     if path is not None and path.exists():
         index.load(str(path))
         if len(index) == len(ids):
-            index.expansion_search = EXPANSION  # whatever the file was saved with
             return index
         index = Index(ndim=matrix.shape[1], metric="cos", dtype="f32", expansion_search=EXPANSION)
     index.add(ids, matrix)
