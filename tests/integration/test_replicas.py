@@ -74,6 +74,9 @@ def test_two_servers_share_workspaces_jobs_and_deletes(servers: tuple[Server, Se
     assert len(_docs(a, "team")) == 9
     listed = httpx.get(a.url + "/v1/workspaces/team/jobs", timeout=10).json()["jobs"]
     assert {j["id"] for j in listed} == {first, *ids}
+    note0 = next(d for d in _docs(b, "team") if d["file_name"] == "note0.txt")
+    assert httpx.delete(f"{a.url}/v1/workspaces/team/documents/{note0['id']}", timeout=60).status_code == 200
+    assert "note0.txt" not in [d["file_name"] for d in _docs(b, "team")]  # removed through a, gone at b
 
     # a cancel sent to one server stops the job the other runs
     big = _upload(a, "team", ("big.txt", big_text(4, "cancel")), ("after.txt", b"After the big one.\n"))

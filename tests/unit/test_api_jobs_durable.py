@@ -155,7 +155,23 @@ def test_time_budget_fails_the_job_with_the_reason(tmp_path: Path) -> None:
         t0 = time.monotonic()
         job = wait_job(c, upload(c, "a", ("big.txt", _big(8))))
         assert time.monotonic() - t0 < 10  # the 8 MB parse would take longer unstopped on a loaded machine
-        assert job["state"] == "failed" and "job_timeout_s = 0.5 s" in job["error"]["message"], job
+        assert job["state"] == "failed" and "job_timeout_s = 0.5 s" in job["error"]["message"], (
+            job["state"], job["files"], job["error"])
+        assert job["files"][0]["status"] == "failed" and _uploads(tmp_path) == []
+
+
+def test_a_stop_the_watchdog_could_not_deliver_still_ends_the_job(tmp_path: Path, monkeypatch: Any) -> None:
+    """The interrupt can be lost (Python drops it when it lands in a garbage-collector callback);
+    then the parse runs on, and this one fails by itself (too many sentences) without another
+    progress report. The budget's reason must still be the job's end, not "done"."""
+    import ctypes
+
+    monkeypatch.setattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc", lambda *a: 0)
+    with _client(tmp_path, job_timeout_s=0.5) as c:
+        c.post("/v1/workspaces", json={"id": "a"})
+        job = wait_job(c, upload(c, "a", ("big.txt", _big(8))))
+        assert job["state"] == "failed" and "job_timeout_s = 0.5 s" in job["error"]["message"], (
+            job["state"], job["files"], job["error"])
         assert job["files"][0]["status"] == "failed" and _uploads(tmp_path) == []
 
 

@@ -332,6 +332,7 @@ class JobStore:
             with llm_access(ws), pg:  # always LLM before MuPDF (no other order exists: no deadlock)
                 (res,) = ws.add([f.path], progress=progress, budget=budget, graph_progress=graph_progress)
                 guard.parsing(False)
+                guard.check()  # a stop that came during a parse the file then failed on its own: no report since
                 if res.status == "duplicate" and res.document is not None and res.document.path == str(f.path) \
                         and f.created:
                     # this job added it before a restart: finish what the kill cut short
