@@ -55,7 +55,6 @@ def _running(db: JobRecords, owner: str) -> StoredJob:
     job: StoredJob | None = db.claim(owner)
     assert job is not None
     job.out.state = "running"
-    job.version += 1
     db.save(job)
     return job
 

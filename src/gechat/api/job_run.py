@@ -111,7 +111,6 @@ def resume(stored: StoredJob, registry: WorkspaceRegistry, db: JobRecords) -> bo
         out.state, out.finished_at = "failed", now()
         out.error = ErrorInfo(message="the server stopped during this job, and its uploaded files are gone",
                               hint=lost.hint)
-        stored.version += 1
         db.save(stored)
         return False
     out.resumed += 1

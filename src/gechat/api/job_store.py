@@ -58,7 +58,7 @@ class StoredJob:
     files: list[SavedFile]
     doc_id: int | None  # a graph job's document
     seq: int  # submission order: resumed jobs run in the order they were sent
-    version: int = 0  # bumped at every saved change: event streams wait for it to pass theirs
+    version: int = 0  # one on at every save: event streams wait for it to pass theirs
     lease_until: float = 0.0
 
 
@@ -78,12 +78,14 @@ class JobDB:
         return int(row[0])
 
     def save(self, job: StoredJob, *, if_state: str | None = None) -> bool:
-        """Writes the job; with ``if_state``, only while the stored row is still in that state
-        (False when another writer changed it first: a cancel that lost to a claim)."""
+        """Writes the job, one version on (event streams wait for it); with ``if_state``, only
+        while the stored row is still in that state (False when another writer changed it first:
+        a cancel that lost to a claim)."""
         files = json.dumps([[f.name, str(f.path), f.created] for f in job.files])
         with self._lock:
             if self._closed:  # a worker that outlived the shutdown's wait
                 return False
+            job.version += 1
             values = (job.out.model_dump_json(), files, job.doc_id, job.out.state, job.version)
             if if_state is not None:
                 cur = self._db.execute("UPDATE jobs SET body = ?, files = ?, doc_id = ?, state = ?, version = ? "

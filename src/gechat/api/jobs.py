@@ -19,7 +19,6 @@ when another replica runs it.
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import time
@@ -107,7 +106,7 @@ class JobStore:
             for stored in self.db.load(unfinished=True):
                 if resume(stored, registry, self.db):
                     stored.out.state = "queued"
-                    self._store(stored)
+                    self.db.save(stored)
                     log.info("job %s resumed after a restart", stored.out.id)
         clean_uploads(registry, self.db)
         self._start_threads()
@@ -163,16 +162,15 @@ class JobStore:
         with self._changed:
             stored = self._find(job_id)
             if stored.out.state == "queued":
-                ended = copy.deepcopy(stored)
-                gone = end_files(ended, CANCELLED)
-                ended.out.state, ended.out.finished_at = "cancelled", now()
-                ended.version += 1
-                if self.db.save(ended, if_state="queued"):  # not claimed meanwhile
+                # a queued job is never this server's running one: ``stored`` is the records' own copy
+                gone = end_files(stored, CANCELLED)
+                stored.out.state, stored.out.finished_at = "cancelled", now()
+                if self.db.save(stored, if_state="queued"):  # not claimed meanwhile
                     for f in gone:
                         discard(f)
                     self._changed.notify_all()
-                    return ended.out
-                stored = self._find(job_id)
+                    return stored.out
+                stored = self._find(job_id)  # claimed first: it runs now
             if stored.out.state not in FINISHED:
                 running = self._running
                 if running is not None and running.out.id == job_id:
@@ -200,7 +198,7 @@ class JobStore:
 
     def _submit(self, stored: StoredJob) -> JobOut:
         with self._changed:
-            self._store(stored)
+            self.db.save(stored)
             self.db.trim(self.keep)
         self._start_threads()
         self._wake.set()
@@ -258,7 +256,7 @@ class JobStore:
                 with self._changed:
                     stored.out.state, stored.out.finished_at = "failed", now()
                     stored.out.error = ErrorInfo(message=f"internal error: {type(e).__name__}")
-                    self._store(stored)
+                    self.db.save(stored)
             finally:
                 with self._changed:
                     self._running = None
@@ -388,10 +386,6 @@ class JobStore:
 
     def _saved(self, job: _Job) -> None:
         if not self._closed.is_set() and not job.detached:  # a job stopped by the shutdown stays unfinished
-            self._store(job.stored)
+            self.db.save(job.stored)
         self._changed.notify_all()
-
-    def _store(self, stored: StoredJob) -> None:
-        stored.version += 1
-        self.db.save(stored)
 
