@@ -68,8 +68,8 @@ def wrong_words(row: dict[str, str], strict: bool = False) -> set[str]:
 
 
 class Run:
-    def __init__(self) -> None:
-        self.settings = Settings.load("default")
+    def __init__(self, overrides: dict[str, object] | None = None) -> None:
+        self.settings = Settings.load("default", **(overrides or {}))
         self.embedder = EMBEDDERS.create(self.settings.embedder, self.settings)
         self.scorer = ENTAILERS.create(self.settings.entailment, self.settings)
         self.selector = SELECTORS.create("nli-objective", self.settings, scorer=self.scorer, embedder=self.embedder)
@@ -87,7 +87,8 @@ class Run:
         return self.grounded[(i, key)]
 
     def score(self, data: list[dict[str, str]], threshold: float, desc: str) -> dict[str, float]:
-        hc = HallucinationCorrector(self.embedder, self.scorer, self.supported, threshold=threshold)
+        hc = HallucinationCorrector(self.embedder, self.scorer, self.supported, threshold=threshold,
+                                    unsupported=self.settings.correct_unsupported)
         fixed = strict = unharmed = 0
         shares: list[float] = []
         seconds = 0.0
@@ -154,31 +155,46 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path(".cache/bench"), help="bench workspaces and the rows of --own "
                                                                             "asked so far (asked again with --fresh)")
     ap.add_argument("--fresh", action="store_true", help="ask the --own questions again")
+    ap.add_argument("--own-split", choices=("test", "dev"), default="test",
+                    help="the --own questions from the test halves (reported) or the dev halves (to choose on)")
+    ap.add_argument("--entailment", default=None, help="the entailment backend (default: the settings'; e.g. cascade)")
+    ap.add_argument("--unsupported", choices=("keep", "unverified", "delete"), default=None,
+                    help="Settings.correct_unsupported for this run (default: the settings')")
+    ap.add_argument("--name", default=None, help="results file name (default: correction, or correction_own "
+                                                 "when only --own runs)")
     args = ap.parse_args()
-    run = Run()
+    run = Run({k: v for k, v in (("entailment", args.entailment), ("correct_unsupported", args.unsupported)) if v})
     flat: dict[str, object] = {}
     body: list[str] = []
     if args.rows:
         flat, body = halueval(run, args)
     if args.own:
         args.work.mkdir(parents=True, exist_ok=True)
-        asked = args.work / "correction_own.jsonl"
+        # a named run (another scorer or setting) keeps its own rows, so --fresh leaves the default's
+        stem = "correction_own" if args.name in (None, "correction", "correction_own") else f"{args.name}_own"
+        asked = args.work / (f"{stem}.jsonl" if args.own_split == "test" else f"{stem}_dev.jsonl")
         if args.fresh:
             asked.unlink(missing_ok=True)
-        own = run_own(run.settings, args.work, args.own, args.finance, asked)
+        own = run_own(run.settings, args.work, args.own, args.finance, asked, split=args.own_split)
         flat.update(figures(own))
         body += ["", *markdown(own), "",
                  "Groundedness by the entailment model is the share of the answer's claims supported; the LLM judge "
                  "is the packaged 1.5B model scoring 1-5 (a weak judge: its agreement with the entailment measure, "
                  f"score >= 4 against every claim supported, is {flat['judge_nli_agreement']:.2f} on the answers "
                  "before correction). Emptied answers have no claims and no judge score."]
-        (RESULTS / "correction_own_answers.jsonl").write_text(asked.read_text())
-    meta = {"models": "all-MiniLM-L6-v2 int8 (names), packaged MiniLM-L6 NLI cross-encoder int8 (verdicts, "
-                      "replacements), spaCy en_core_web_sm (fast triplets); "
+        if args.own_split == "test":
+            (RESULTS / f"{stem}_answers.jsonl").write_text(asked.read_text())
+    scorer = {"onnx": "packaged MiniLM-L6 NLI cross-encoder int8",
+              "cascade": "cascade: packaged MiniLM-L6 NLI cross-encoder int8, then the gechat-nli-mpnet verifier"}
+    meta = {"models": f"all-MiniLM-L6-v2 int8 (names), "
+                      f"{scorer.get(run.settings.entailment, run.settings.entailment)} (verdicts, replacements), "
+                      "spaCy en_core_web_sm (fast triplets); "
                       + (f"{run.settings.llm_model} (own answers, judge)" if args.own else "no LLM"),
+            "settings": f"entailment {run.settings.entailment}, correct_unsupported "
+                        f"{run.settings.correct_unsupported}",
             "data": (f"HaluEval-QA test rows {args.rows}, dev rows {args.dev or 'none'}" if args.rows else
                      "gechat's own answers only")}
-    name = "correction" if args.rows else "correction_own"
+    name = args.name or ("correction" if args.rows else "correction_own")
     print(f"wrote {write(name, flat, chr(10).join(body), meta)}")
 
 

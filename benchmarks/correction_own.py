@@ -114,16 +114,21 @@ def judge_groundedness(llm: LLM, passages: list[str], answer: str) -> int | None
 
 
 def run_own(settings: Settings, work: Path, n: int, finance: int, out: Path,
-            tick: Callable[[str], None] = print) -> list[OwnRow]:
+            tick: Callable[[str], None] = print, split: str = "test") -> list[OwnRow]:
     """HotpotQA's test half and 2Wiki's test split (first ``n`` of each), and the first
-    ``finance`` FinanceBench test questions (each filing added to its own workspace). Rows are
-    appended to ``out`` as they come; rows already there are not asked again."""
+    ``finance`` FinanceBench test questions (each filing added to its own workspace); with
+    ``split`` "dev", the dev halves instead (to choose a setting on). Rows are appended to
+    ``out`` as they come; rows already there are not asked again."""
     own = OwnAnswers(settings, work)
     done = {(r["dataset"], r["id"]): r for r in map(json.loads, out.read_text().splitlines())} if out.exists() else {}
     rows = [OwnRow(**r) for r in done.values()]
-    qa = [("hotpotqa", it) for it in hotpotqa()[HOTPOTQA_DEV:HOTPOTQA_DEV + n]] + \
-         [("twowiki_test", it) for it in twowiki("test", limit=n)]
-    fin = [q for q in financebench_questions() if q.split == "test"][:finance]
+    if split == "dev":
+        qa = [("hotpotqa_dev", it) for it in hotpotqa()[:min(n, HOTPOTQA_DEV)]] + \
+             [("twowiki_dev", it) for it in twowiki("dev", limit=n)]
+    else:
+        qa = [("hotpotqa", it) for it in hotpotqa()[HOTPOTQA_DEV:HOTPOTQA_DEV + n]] + \
+             [("twowiki_test", it) for it in twowiki("test", limit=n)]
+    fin = [q for q in financebench_questions() if q.split == split][:finance]
     todo = len(qa) + len(fin)
     with out.open("a") as f:
         def keep(r: OwnRow) -> None:

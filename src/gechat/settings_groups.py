@@ -46,7 +46,7 @@ GROUPS: dict[str, dict[str, str]] = {
     "evidence": {"selector": "evidence", "steps": "evidence_steps", "claim_atoms": "claim_atoms",
                  "supported_threshold": "supported_threshold",
                  "contradicted_threshold": "contradicted_threshold", "correct": "correct",
-                 "correct_triplets": "correct_triplets"},
+                 "correct_triplets": "correct_triplets", "correct_unsupported": "correct_unsupported"},
     "server": {"allowed_hosts": "allowed_hosts", "cors_origins": "cors_origins"},
     "store": {"url": "store", "namespace": "store_namespace"},
     "ray": {"address": "ray_address", "workers": "ray_workers", "retries": "ray_retries"},

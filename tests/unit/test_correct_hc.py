@@ -46,9 +46,10 @@ def claim(text: str, verdict: Verdict, evidence: list[Evidence] | None = None) -
 
 
 def correct(answer: str, claims: list[Claim], context: list[str],
-            table: dict[str, list[tuple[str, str, str]]], scores: dict[str, tuple[float, float]] | None = None):  # type: ignore[no-untyped-def]
+            table: dict[str, list[tuple[str, str, str]]], scores: dict[str, tuple[float, float]] | None = None,
+            unsupported: str = "keep"):  # type: ignore[no-untyped-def]
     hc = HallucinationCorrector(HashingEmbedder(), Scripted(scores or {}), 0.5, extract=triplets_of(table),
-                                name=names_in, lists=lists_of)
+                                name=names_in, lists=lists_of, unsupported=unsupported)
     pool = EvidencePool.from_texts(context)
     return hc.correct(Answer(question="q", text=answer, thoughts=[], claims=claims), pool)
 
@@ -141,3 +142,24 @@ def test_only_the_clause_with_an_unknown_name_goes_when_the_rest_is_verified() -
     assert out.text == "" and out.edits[0].old == answer
     # a sentence without a claim (no verdict) is left as it is
     assert correct(answer, [], [TOWER], table).text == answer
+
+
+def test_an_unsupported_sentence_nothing_repairs_goes_as_the_setting_says() -> None:
+    # every name of it is in the documents, so nothing else would touch it
+    answer = "The Eiffel Tower is in Paris. Oray completed the Eiffel Tower."
+    context = [TOWER, REGISTRARS, "Paris is in France."]
+    table = {"Oray completed the Eiffel Tower.": [("Oray", "completed", "Eiffel Tower")]}
+    claims = [claim("The Eiffel Tower is in Paris.", "supported"),
+              claim("Oray completed the Eiffel Tower.", "unsupported")]
+    assert correct(answer, claims, context, table).edits == []  # "keep": flagged, left as it is
+    for mode in ("delete", "unverified"):
+        verified = mode == "unverified"  # its one triplet names two things the documents name
+        out = correct(answer, claims, context, table, unsupported=mode)
+        assert out.text == (answer if verified else "The Eiffel Tower is in Paris.")
+        assert [e.reason for e in out.edits] == ([] if verified else ["the documents retrieved do not state it"])
+    # no triplet of it verified: "unverified" deletes it too
+    out = correct(answer, claims, context, {}, unsupported="unverified")
+    assert out.text == "The Eiffel Tower is in Paris."
+    # a supported sentence is never deleted, whatever the setting
+    kept = [claim("The Eiffel Tower is in Paris.", "supported"), claim("Oray completed the Eiffel Tower.", "supported")]
+    assert correct(answer, kept, context, table, unsupported="delete").edits == []

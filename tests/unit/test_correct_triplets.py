@@ -59,6 +59,10 @@ def test_settings_choose_the_extractor_by_name() -> None:
     assert isinstance(TRIPLETS.create("llm", s, llm=llm), LLMTriplets)
     hc = CORRECTORS.create("hc", s, embedder=HashingEmbedder(), scorer=Scripted({}), llm=llm)
     assert isinstance(hc, HallucinationCorrector) and isinstance(hc.extract, LLMTriplets)
+    assert hc.unsupported == "delete"  # the default
+    s = Settings(preset="test", correct="hc", correct_unsupported="keep")
+    hc = CORRECTORS.create("hc", s, embedder=HashingEmbedder(), scorer=Scripted({}), llm=llm)
+    assert isinstance(hc, HallucinationCorrector) and hc.unsupported == "keep"
 
 
 def test_a_clause_is_cut_with_what_joins_it() -> None:

@@ -56,7 +56,8 @@ def _hc(settings: Settings, **deps: Any) -> Corrector | None:
     supported, _ = verdict_thresholds(settings, deps["scorer"])
     extract = TRIPLETS.create(settings.correct_triplets, settings, **deps)
     return HallucinationCorrector(deps["embedder"], deps["scorer"], supported, threshold=settings.correct_threshold,
-                                  ann_threshold=settings.ann_threshold, extract=extract)
+                                  ann_threshold=settings.ann_threshold, extract=extract,
+                                  unsupported=settings.correct_unsupported)
 
 
 __all__ = ["CORRECTORS", "TRIPLETS", "Corrector", "Extract"]

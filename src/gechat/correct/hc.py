@@ -75,8 +75,9 @@ class HallucinationCorrector:
     def __init__(self, embedder: Embedder, scorer: EntailmentScorer, supported: float, *,
                  threshold: float = THRESHOLD, ann_threshold: int = 20_000, extract: Extract = fast_triplets,
                  name: Callable[[Sequence[str]], list[str]] = names,
-                 lists: Callable[[Sequence[str]], list[NameList]] = name_lists) -> None:
+                 lists: Callable[[Sequence[str]], list[NameList]] = name_lists, unsupported: str = "delete") -> None:
         self.embedder, self.scorer, self.supported = embedder, scorer, supported
+        self.unsupported = unsupported
         self.threshold, self.ann_threshold, self.extract, self.names = threshold, ann_threshold, extract, name
         self.lists = lists
 
@@ -178,7 +179,16 @@ class HallucinationCorrector:
                 return [Edit(kind="delete", start=a + part[0], end=a + part[1], old=text[a + part[0]:a + part[1]],
                              reason=reason)], rest
             return [_deleted(a, b, text, [], reason)], []
+        if not edits and self._drops(claim, verified):
+            return [_deleted(a, b, text, [], "the documents retrieved do not state it")], []
         return edits, verified
+
+    def _drops(self, claim: Claim | None, verified: list[tuple[Triplet, float]]) -> bool:
+        """Whether an unsupported sentence nothing could repair goes (Settings.correct_unsupported):
+        Algorithm 1 keeps only what the documents verify."""
+        if claim is None or claim.verdict != "unsupported":
+            return False
+        return self.unsupported == "delete" or (self.unsupported == "unverified" and not verified)
 
     def _supports(self, source: str, fixed: str, question: str) -> npt.NDArray[np.float32] | None:
         """The model's reading of ``source`` against the corrected sentence, when it supports
