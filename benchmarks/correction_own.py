@@ -4,7 +4,10 @@ Used by ``benchmarks/correction.py --own N``. Each question is asked as `gechat 
 asks it (retrieval, the LLM's answer, the evidence chain, HC). Then the answer before and
 after correction is measured the same way:
 
-- answer F1 (token F1 against the gold answer, as the evidence bench scores answers);
+- answer F1 (token F1 against the gold answer, as the evidence bench scores answers), and the
+  share of answers right (every figure of the gold answer stated within 1%, or the gold answer's
+  text contained, as the long-document bench scores them): token F1 gives a wrong answer that
+  names the gold entity ("A is older than B" for gold "B") some credit, so removing it lowers F1;
 - groundedness by the entailment model: the answer's claims grounded again in the same
   retrieved sentences with the default chain; the share of claims supported (a correction
   that empties an answer leaves no claim: such answers are counted apart);
@@ -26,7 +29,7 @@ from gechat.answer.base import Draft
 from gechat.answer.claims import make_claims
 from gechat.eval.bench import FILE_LAYOUT, Bench
 from gechat.eval.datasets import hotpotqa, twowiki
-from gechat.eval.long_docs import financebench_questions
+from gechat.eval.long_docs import answer_correct, financebench_questions
 from gechat.eval.qa import answer_f1
 from gechat.graph.llm_extract import parse_partial
 from gechat.models import build_llm
@@ -171,6 +174,8 @@ def figures(rows: list[OwnRow]) -> dict[str, float]:
         "own_answers": len(rows),
         "answer_f1_before": round(mean(r.f1_before for r in rows), 4) if rows else 0.0,
         "answer_f1_after": round(mean(r.f1_after for r in rows), 4) if rows else 0.0,
+        "answer_right_before": share(sum(answer_correct(r.answer, r.gold) for r in rows), len(rows)),
+        "answer_right_after": share(sum(answer_correct(r.corrected, r.gold) for r in rows), len(rows)),
         "groundedness_nli_before": share(sum(r.supported_before for r in rows), sum(r.claims_before for r in rows)),
         "groundedness_nli_after": share(sum(r.supported_after for r in rows), sum(r.claims_after for r in rows)),
         "own_answers_edited": share(sum(r.edits > 0 for r in rows), len(rows)),
@@ -184,13 +189,15 @@ def figures(rows: list[OwnRow]) -> dict[str, float]:
 
 def markdown(rows: list[OwnRow]) -> list[str]:
     lines = ["## Our own answers (packaged LLM), before and after HC", "",
-             "| set | answers | edited | emptied | answer F1 before | after | NLI grounded before | after | "
-             "LLM judge before | after | HC s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| set | answers | edited | emptied | answer F1 before | after | right before | after | "
+             "NLI grounded before | after | LLM judge before | after | HC s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in [*sorted({r.dataset for r in rows}), "all"]:
         part = [r for r in rows if name in ("all", r.dataset)]
         f = figures(part)
         lines.append(f"| {name} | {len(part)} | {f['own_answers_edited']:.2f} | {f['own_answers_emptied']:.2f} | "
                      f"{f['answer_f1_before']:.3f} | {f['answer_f1_after']:.3f} | "
+                     f"{f['answer_right_before']:.3f} | {f['answer_right_after']:.3f} | "
                      f"{f['groundedness_nli_before']:.3f} | {f['groundedness_nli_after']:.3f} | "
                      f"{f['groundedness_llm_before']:.2f} | {f['groundedness_llm_after']:.2f} | "
                      f"{f['own_seconds_correct']:.2f} |")
