@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from gechat.correct.hc import HallucinationCorrector
 from gechat.correct.triplets import NameList, Triplet
 from gechat.evidence.base import EvidencePool
 from gechat.models.embed import HashingEmbedder
-from gechat.types import Answer, Claim, Evidence, Verdict
+from gechat.types import Answer, Claim, Correction, Evidence, Verdict
 from tests.unit.test_evidence_objective import Scripted
 
 REGISTRARS = "Oray, HiChina, east.net and BIZCN are domain registrars in China."
@@ -47,7 +48,7 @@ def claim(text: str, verdict: Verdict, evidence: list[Evidence] | None = None) -
 
 def correct(answer: str, claims: list[Claim], context: list[str],
             table: dict[str, list[tuple[str, str, str]]], scores: dict[str, tuple[float, float]] | None = None,
-            unsupported: str = "keep"):  # type: ignore[no-untyped-def]
+            unsupported: Literal["keep", "unverified", "delete"] = "keep") -> Correction:
     hc = HallucinationCorrector(HashingEmbedder(), Scripted(scores or {}), 0.5, extract=triplets_of(table),
                                 name=names_in, lists=lists_of, unsupported=unsupported)
     pool = EvidencePool.from_texts(context)
@@ -152,7 +153,8 @@ def test_an_unsupported_sentence_nothing_repairs_goes_as_the_setting_says() -> N
     claims = [claim("The Eiffel Tower is in Paris.", "supported"),
               claim("Oray completed the Eiffel Tower.", "unsupported")]
     assert correct(answer, claims, context, table).edits == []  # "keep": flagged, left as it is
-    for mode in ("delete", "unverified"):
+    modes: tuple[Literal["delete", "unverified"], ...] = ("delete", "unverified")
+    for mode in modes:
         verified = mode == "unverified"  # its one triplet names two things the documents name
         out = correct(answer, claims, context, table, unsupported=mode)
         assert out.text == (answer if verified else "The Eiffel Tower is in Paris.")

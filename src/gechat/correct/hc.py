@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -75,7 +76,8 @@ class HallucinationCorrector:
     def __init__(self, embedder: Embedder, scorer: EntailmentScorer, supported: float, *,
                  threshold: float = THRESHOLD, ann_threshold: int = 20_000, extract: Extract = fast_triplets,
                  name: Callable[[Sequence[str]], list[str]] = names,
-                 lists: Callable[[Sequence[str]], list[NameList]] = name_lists, unsupported: str = "delete") -> None:
+                 lists: Callable[[Sequence[str]], list[NameList]] = name_lists,
+                 unsupported: Literal["keep", "unverified", "delete"] = "delete") -> None:
         self.embedder, self.scorer, self.supported = embedder, scorer, supported
         self.unsupported = unsupported
         self.threshold, self.ann_threshold, self.extract, self.names = threshold, ann_threshold, extract, name
