@@ -94,6 +94,9 @@ def add_with_ray(folder: Path, s: Settings, files: list[Path]) -> int:
     return 1 if failed else 0
 
 
+EMPTIED = "Nothing of this answer is stated in the documents retrieved: all of it was taken out."
+
+
 def print_correction(answer: Any) -> None:
     """The corrected answer as a tracked change: deletions struck through, replacements as
     old -> new, then each edit with its reason and the evidence that gave a new value."""
@@ -124,6 +127,8 @@ def print_correction(answer: Any) -> None:
                       f"“{escape(e.evidence.text)}”")
     share = f"{len(fix.eliminated)} of {len(fix.entities)} named things taken out"
     out.print(f"[dim]{share}{': ' + escape(', '.join(fix.eliminated)) if fix.eliminated else ''}[/]")
+    if not fix.text.strip():  # struck-through text alone reads as an answer; say it plainly
+        out.print(f"[bold yellow]{EMPTIED}[/]")
 
 
 def print_coe(answer: Any) -> None:

@@ -234,6 +234,17 @@ def test_a_corrected_answer_is_a_tracked_change_whose_new_value_shows_its_eviden
         assert "1889" in " ".join(page.locator(".text-doc mark.hl").all_inner_texts())
 
 
+def test_an_answer_the_correction_takes_out_whole_says_so(tmp_path: Path) -> None:
+    with text_doc_page(tmp_path) as (page, llm):
+        llm._responder = lambda messages: "Answer: Gustave Acme painted the tower green on Mars."
+        page.check("#correct")
+        page.fill("#question", QUESTION)
+        page.press("#question", "Enter")
+        page.wait_for_selector("#corrected:not([hidden]) .emptied")
+        assert "Mars" in page.locator("#corrected del").first.inner_text()
+        assert "all of it was taken out" in page.locator("#corrected .emptied").inner_text()
+
+
 def test_asking_with_scopecoe_shows_what_the_model_read_and_why(tmp_path: Path) -> None:
     from gechat.prompts import PROMPTS
 

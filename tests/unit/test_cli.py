@@ -319,3 +319,18 @@ def test_a_correction_prints_as_a_tracked_change() -> None:
     assert "replaced '1887' with '1889': the source names 1889" in lines
     assert "deleted 'Acme built it.': 'Acme' is not in the documents" in lines
     assert "1 of 1 named things taken out: Acme" in lines
+    assert "Nothing of this answer" not in lines
+
+
+def test_a_correction_that_takes_out_the_whole_answer_says_so() -> None:
+    from gechat.cli_common import EMPTIED, out, print_correction
+    from gechat.types import Answer, Correction, Edit
+
+    text = "Acme built the tower."
+    fix = Correction(text="", edits=[Edit(kind="delete", start=0, end=len(text), old=text,
+                                          reason="the documents retrieved do not state it")])
+    with out.capture() as shown:
+        print_correction(Answer(question="q", text=text, thoughts=[], claims=[], corrected=fix))
+    lines = " ".join(shown.get().split())
+    assert "deleted 'Acme built the tower.': the documents retrieved do not state it" in lines
+    assert EMPTIED in lines

@@ -123,6 +123,12 @@ function correction(answer, onSelect) {
     pos = e.end;
   }
   box.append(text.slice(pos));
+  if (!fix.text.trim()) {  // struck-through text alone reads as an answer; say it plainly
+    const none = document.createElement("p");
+    none.className = "emptied";
+    none.textContent = "Nothing of this answer is stated in the documents retrieved: all of it was taken out.";
+    box.append(none);
+  }
 }
 
 // ScopeCoE's choice: the question's intent, relations and keywords, each snippet the model
