@@ -13,7 +13,7 @@ import pytest
 from gechat.models.embed import HashingEmbedder
 from gechat.models.llm.cache import CachedLLM
 from gechat.models.llm.fake import FakeLLM
-from gechat.retrieve.coe import FeatureJudge, Judgment, cover, parse_features
+from gechat.retrieve.coe import FeatureJudge, Judgment, Scores, cover, parse_features, select
 from gechat.types import CoEFeatures, Usage
 from tests.unit.test_evidence_objective import Scripted
 
@@ -65,6 +65,26 @@ def test_what_no_snippet_covers_is_said() -> None:
     assert uncovered == ["intent: " + F.intent, "relation: " + F.relations[0], "relation: " + F.relations[1],
                          "keyword: segment", "keyword: 2021"]
     assert cover([], F, k=5) == ([], [*uncovered[:3], "keyword: Acme", "keyword: segment", "keyword: 2021"])
+
+
+def test_select_fills_with_the_best_ranked_others_and_falls_back_to_the_top_k() -> None:
+    judged = [j(0), j(1, intent=True, rel={0, 1}), j(2), j(3, kw={0, 1, 2}), j(4)]
+    chosen, extra, uncovered = select(judged, F, 3, fill=True)
+    assert [c.rank for c in chosen] == [1, 3] and [e.rank for e in extra] == [0] and uncovered == []
+    assert select(judged, F, 3, fill=False)[1] == []
+    chosen, extra, uncovered = select([j(0), j(1), j(2)], F, 2, fill=True)
+    assert [c.rank for c in chosen] == [0, 1] and extra == [] and uncovered[0].startswith("intent: ")
+
+
+def test_scores_keep_the_probabilities_so_any_threshold_gives_the_judge_s_judgments() -> None:
+    snippets = ["Acme sold its printer segment in 2021 for $2 billion.", "The weather was fine."]
+    judge = FeatureJudge(Scripted({snippets[0]: (0.6, 0.0)}), HashingEmbedder(), threshold=0.5)
+    scores = judge.scores(F, snippets, [None, None])
+    assert isinstance(scores, Scores) and scores.keywords == [{0, 1, 2}, set()]
+    assert scores.judgments(0.5) == judge.judge(F, snippets, [None, None])
+    strict = scores.judgments(0.7)
+    assert not strict[0].intent and strict[0].relations == set() and strict[0].keywords == {0, 1, 2}
+    assert judge.scores(F, [], []) == Scores([], [], [])
 
 
 def test_the_judge_reads_statements_with_the_model_and_keywords_by_words() -> None:

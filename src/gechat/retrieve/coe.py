@@ -96,6 +96,20 @@ class Judgment:
     p_intent: float = 0.0
 
 
+@dataclass
+class Scores:
+    """Per snippet: P(intent entailed), P(each relation entailed), the keywords it holds."""
+
+    intent: list[float]
+    relations: list[list[float]]
+    keywords: list[set[int]]
+
+    def judgments(self, threshold: float) -> list[Judgment]:
+        return [Judgment(rank=i, intent=p >= threshold, p_intent=p,
+                         relations={r for r, q in enumerate(self.relations[i]) if q >= threshold},
+                         keywords=set(self.keywords[i])) for i, p in enumerate(self.intent)]
+
+
 class FeatureJudge:
     def __init__(self, scorer: EntailmentScorer, embedder: Embedder, *, threshold: float = 0.5,
                  keyword_threshold: float = 0.6) -> None:
@@ -105,19 +119,22 @@ class FeatureJudge:
     def judge(self, f: CoEFeatures, snippets: Sequence[str],
               sentence_vectors: Sequence[npt.NDArray[np.float32] | None]) -> list[Judgment]:
         """``sentence_vectors``: per snippet, its sentences' embeddings (None: words only)."""
+        return self.scores(f, snippets, sentence_vectors).judgments(self.threshold)
+
+    def scores(self, f: CoEFeatures, snippets: Sequence[str],
+               sentence_vectors: Sequence[npt.NDArray[np.float32] | None]) -> Scores:
+        """The model's probabilities before any threshold (so a threshold can be tried on dev
+        questions without reading the snippets again)."""
         if not snippets:
-            return []
+            return Scores([], [], [])
         p_intent = self._entailed(snippets, f.intent)
         p_rel = [self._entailed(snippets, r) for r in f.relations]
         kw_vecs = np.asarray(self.embedder.embed(f.keywords), dtype=np.float32) if f.keywords else None
-        out = []
-        for i, text in enumerate(snippets):
-            j = Judgment(rank=i, intent=bool(p_intent[i] >= self.threshold), p_intent=float(p_intent[i]))
-            j.relations = {r for r, p in enumerate(p_rel) if p[i] >= self.threshold}
-            j.keywords = {k for k, kw in enumerate(f.keywords) if self._holds(kw, text, sentence_vectors[i],
-                                                                          None if kw_vecs is None else kw_vecs[k])}
-            out.append(j)
-        return out
+        keywords = [{k for k, kw in enumerate(f.keywords)
+                     if self._holds(kw, text, sentence_vectors[i], None if kw_vecs is None else kw_vecs[k])}
+                    for i, text in enumerate(snippets)]
+        return Scores([float(p) for p in p_intent], [[float(p[i]) for p in p_rel] for i in range(len(snippets))],
+                      keywords)
 
     def _entailed(self, snippets: Sequence[str], hypothesis: str) -> npt.NDArray[np.float32]:
         return np.asarray(self.scorer.score(list(snippets), hypothesis), dtype=np.float32)[:, ENTAILMENT]
@@ -163,4 +180,16 @@ def cover(judged: Sequence[Judgment], f: CoEFeatures, k: int) -> tuple[list[Judg
     return sorted(chosen, key=lambda j: j.rank), uncovered
 
 
-__all__ = ["FeatureJudge", "Judgment", "cover", "fallback_keywords", "features", "parse_features"]
+def select(judged: Sequence[Judgment], f: CoEFeatures, k: int, *, fill: bool) -> tuple[
+        list[Judgment], list[Judgment], list[str]]:
+    """What the LLM reads: the covering set (the first ``k`` candidates when nothing covers a
+    feature) and, with ``fill``, the best-ranked others up to ``k``; and what stays uncovered."""
+    chosen, uncovered = cover(judged, f, k)
+    if not chosen:
+        chosen = list(judged[:k])
+    taken = {j.rank for j in chosen}
+    extra = [j for j in judged if j.rank not in taken][: k - len(chosen)] if fill else []
+    return chosen, extra, uncovered
+
+
+__all__ = ["FeatureJudge", "Judgment", "Scores", "cover", "fallback_keywords", "features", "parse_features", "select"]

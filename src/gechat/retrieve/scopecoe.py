@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve.base import Retriever
-from gechat.retrieve.coe import FeatureJudge, Judgment, cover, features
+from gechat.retrieve.coe import FeatureJudge, Judgment, features, select
 from gechat.store.base import Store
 from gechat.types import ChunkHit, CoEFeatures, CoEReport, SnippetCoverage
 
@@ -35,11 +35,7 @@ class ScopeCoERetriever:
         with self.llm.stage("retrieve"):
             f = features(self.llm, question)
         judged = self.judge.judge(f, [h.chunk.text for h in hits], [self._vectors(h) for h in hits])
-        chosen, uncovered = cover(judged, f, k)
-        if not chosen:
-            chosen = judged[:k]
-        taken = {j.rank for j in chosen}
-        extra = [j for j in judged if j.rank not in taken][: k - len(chosen)] if self.fill else []
+        chosen, extra, uncovered = select(judged, f, k, fill=self.fill)
         picked = [hits[j.rank] for j in chosen + extra]
         snippets = [_coverage(hits[j.rank], j, f) for j in chosen]
         snippets += [_coverage(hits[j.rank], j, f).model_copy(update={"filled": True}) for j in extra]
