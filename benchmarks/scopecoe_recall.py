@@ -33,19 +33,19 @@ from common import write
 from gechat.eval.bench import Bench, add_paragraphs
 from gechat.eval.datasets import QAItem, hotpotqa, twowiki
 from gechat.models import build_llm
+from gechat.retrieve import RETRIEVERS
 from gechat.retrieve.coe import FeatureJudge, Scores, features, select
 from gechat.retrieve.scopecoe import ScopeCoERetriever
-from gechat.retrieve.vector import VectorRetriever
 from gechat.settings import Settings
 from gechat.types import CoEFeatures, Usage
 from scopecoe import HOTPOTQA_DEV, K, noise_for, planted
 
-THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-POOLS = (10, 15, 20)
+THRESHOLDS = (0.2, 0.35, 0.5, 0.65, 0.8)
+POOLS = (10, 20)
 
 
 def collect(bench: Bench, judge: FeatureJudge, dataset: str, item: QAItem, level: int, pool: list[QAItem],
-            mis: bool, size: int) -> dict[str, Any] | None:
+            mis: bool, size: int, base_name: str) -> dict[str, Any] | None:
     extra = noise_for(item, pool, level)
     wrong = ""
     if mis:
@@ -56,13 +56,14 @@ def collect(bench: Bench, judge: FeatureJudge, dataset: str, item: QAItem, level
     ws = bench.workspace(f"coe-{item.id}-{level}{'-mis' if wrong else ''}")
     try:
         gold = add_paragraphs(ws, replace(item, paragraphs=[*item.paragraphs, *extra]))
-        base = VectorRetriever(ws.store, bench.embedder)
+        base = RETRIEVERS.create(base_name, bench.settings, store=ws.store, embedder=bench.embedder)
         scope = ScopeCoERetriever(base, ws.store, bench.llm, judge)
         hits = base.retrieve(item.question, size)
         with bench.llm.stage("retrieve"):
             f = features(bench.llm, item.question)
         scores = judge.scores(f, [h.chunk.text for h in hits], [scope._vectors(h) for h in hits])
         return {"dataset": dataset, "id": item.id, "level": level, "planted": bool(wrong), "gold": len(gold),
+                "base": base_name,
                 "features": f.model_dump(), "intent": scores.intent, "relations": scores.relations,
                 "keywords": [sorted(k) for k in scores.keywords],
                 "gold_in": [len(set(h.chunk.sentence_ids) & gold) for h in hits],
@@ -97,34 +98,38 @@ def measure(rows: list[dict[str, Any]], method: str, threshold: float, size: int
 
 def report(rows: list[dict[str, Any]], name: str, settings: Settings) -> None:
     lines = ["Recall: the share of a question's gold evidence sentences inside the chunks the LLM reads; "
-             "complete: all of them read. Naive RAG reads the embedder's top 5 of the pool.", ""]
+             "complete: all of them read. Naive RAG reads the base retriever's top 5.", ""]
     flat: dict[str, object] = {}
-    groups = sorted({(r["dataset"], r["planted"]) for r in rows})
-    for dataset, mis in groups:
+    for r in rows:
+        r.setdefault("base", "vector")  # rows kept before the base was recorded
+    for dataset, mis in sorted({(r["dataset"], r["planted"]) for r in rows}):
         part = [r for r in rows if r["dataset"] == dataset and r["planted"] == mis]
         label = f"{dataset}{' + planted wrong answer' if mis else ''}"
-        lines += [f"## {label} ({len(part)} questions, {part[0]['level']}% irrelevant text)", "",
-                  "| method | pool | threshold | recall | complete | snippets | planted read |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [f"## {label} ({part[0]['level']}% irrelevant text)", "",
+                  "| base | method | pool | threshold | questions | recall | complete | snippets | planted read |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         key = dataset + ("_mis" if mis else "")
-        cells = [("naive", 0.0, max(POOLS))]
-        cells += [(m, t, s) for m in ("minimal", "fill") for s in POOLS for t in THRESHOLDS]
-        for method, t, size in cells:
-            got = measure(part, method, t, size)
-            pool = f"{size}" if method != "naive" else "-"
-            thr = f"{t:.1f}" if method != "naive" else "-"
-            planted_cell = f"{got['planted_read']:.3f}" if mis else "-"
-            lines.append(f"| {method} | {pool} | {thr} | {got['recall']:.3f} | {got['complete']:.3f} | "
-                         f"{got['snippets']:.2f} | {planted_cell} |")
-            if method == "naive" or (t == settings.scopecoe_threshold and size == settings.scopecoe_candidates):
-                flat[f"{key}_{method}_recall"] = got["recall"]
-                flat[f"{key}_{method}_complete"] = got["complete"]
+        for base in sorted({r["base"] for r in part}):
+            these = [r for r in part if r["base"] == base]
+            cells = [("naive", 0.0, max(POOLS))]
+            cells += [(m, t, n) for m in ("minimal", "fill") for n in POOLS for t in THRESHOLDS]
+            for method, t, size in cells:
+                got = measure(these, method, t, size)
+                naive = method == "naive"
+                planted_cell = f"{got['planted_read']:.3f}" if mis else "-"
+                lines.append(f"| {base} | {method} | {'-' if naive else size} | {'-' if naive else f'{t:.2f}'} | "
+                             f"{got['n']} | {got['recall']:.3f} | {got['complete']:.3f} | {got['snippets']:.2f} | "
+                             f"{planted_cell} |")
+                if naive or (t == settings.scopecoe_threshold and size == settings.scopecoe_candidates):
+                    flat[f"{key}_{base}_{method}_recall"] = got["recall"]
+                    flat[f"{key}_{base}_{method}_complete"] = got["complete"]
         lines.append("")
-    meta = {"models": f"{settings.llm_model} (CoE features), {settings.embedder} (retrieval, keywords), "
-                      f"{settings.entailment} NLI cross-encoder (intent and relation judgments)",
-            "settings": f"k={K}, scopecoe_keyword_threshold={settings.scopecoe_keyword_threshold}; "
-                        f"the flat keys at scopecoe_threshold={settings.scopecoe_threshold}, "
-                        f"scopecoe_candidates={settings.scopecoe_candidates}"}
+    meta: dict[str, object] = {
+        "models": f"{settings.llm_model} (CoE features), {settings.embedder} (retrieval, keywords), "
+                  f"{settings.entailment} NLI cross-encoder (intent and relation judgments)",
+        "settings": f"k={K}, scopecoe_keyword_threshold={settings.scopecoe_keyword_threshold}; "
+                    f"the flat keys at scopecoe_threshold={settings.scopecoe_threshold}, "
+                    f"scopecoe_candidates={settings.scopecoe_candidates}"}
     print(f"wrote {write(name, flat, chr(10).join(lines), meta)}")
 
 
@@ -138,6 +143,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=None,
                     help="workspaces and kept rows (default .cache/bench-coe-recall)")
     ap.add_argument("--report", action="store_true", help="only the grid, from the rows kept in --work")
+    ap.add_argument("--base", default="vector", help="the retriever whose candidates ScopeCoE chooses from "
+                    "(vector, hybrid, mixed, fused, bm25)")
     args = ap.parse_args()
     if not 0 <= args.level < 100:
         ap.error("--level: a share of the corpus from 0 to 99")
@@ -156,16 +163,16 @@ def main() -> None:
         plan += [(hot_set, it, hot_pool, False) for it in hot_pool[start:start + min(args.hotpotqa, HOTPOTQA_DEV)]]
         # last: the planted corpus asks the same questions, so their features come from the cache
         plan += [(wiki_set, it, wiki_pool, True) for it in wiki] if args.misinformation else []
-        done = {(r["dataset"], r["id"], r["planted"]) for r in rows}
+        done = {(r["dataset"], r["id"], r["planted"], r.get("base", "vector")) for r in rows}
         skipped = {(r["dataset"], r["id"]) for r in rows if r.get("skipped")}
         bench = Bench(settings, work, llm=build_llm(settings, Usage()), selectors=[])
         judge = FeatureJudge(bench.scorer, bench.embedder, threshold=settings.scopecoe_threshold,
                              keyword_threshold=settings.scopecoe_keyword_threshold)
         with kept.open("a") as f:
             for dataset, item, pool, mis in tqdm(plan, desc="questions", file=sys.stderr):
-                if (dataset, item.id, mis) in done or (mis and (dataset, item.id) in skipped):
+                if (dataset, item.id, mis, args.base) in done or (mis and (dataset, item.id) in skipped):
                     continue
-                row = collect(bench, judge, dataset, item, args.level, pool, mis, max(POOLS))
+                row = collect(bench, judge, dataset, item, args.level, pool, mis, max(POOLS), args.base)
                 if row is None:  # no gold sentence states the answer: nothing to plant
                     f.write(json.dumps({"dataset": dataset, "id": item.id, "planted": True, "skipped": True}) + "\n")
                     continue

@@ -130,6 +130,17 @@ def test_a_contradicted_sentence_with_no_value_to_take_goes_with_its_evidence() 
     assert edit.evidence is not None and edit.evidence.text == TOWER
 
 
+def test_a_contradicted_sentence_naming_what_the_sources_never_name_says_so() -> None:
+    answer = "The Eiffel Tower was designed by Acme Corp."
+    pool = EvidencePool.from_texts([TOWER])
+    ev = pool.evidence([pool.sentences[0]], Scripted({}).score([TOWER], answer)[0], 0.0, "nli-objective")
+    table = {answer: [("The Eiffel Tower", "designed by", "Acme Corp.")]}
+    out = correct(answer, [claim(answer, "contradicted", [ev])], [TOWER], table)
+    (edit,) = out.edits
+    assert out.text == "" and edit.evidence is not None and edit.evidence.text == TOWER
+    assert edit.reason == "the documents state otherwise; 'Acme Corp.' is not in them"
+
+
 def test_only_the_clause_with_an_unknown_name_goes_when_the_rest_is_verified() -> None:
     answer = "The Eiffel Tower was completed in 1889 and was designed by Acme Corp."
     table = {answer: [("The Eiffel Tower", "completed in", "1889")]}

@@ -163,8 +163,10 @@ class HallucinationCorrector:
         if edits and not (contradicted and all(e.kind == "delete" for e in edits)):
             return edits, verified  # a contradicted sentence less a list item is no better: it goes
         if contradicted and claim is not None and claim.evidence:
-            return [Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b],
-                         reason="the documents state otherwise", evidence=claim.evidence[0])], []
+            # a name the sources never state is the likelier error, so the reader is told of it too
+            reason = "the documents state otherwise" + (f"; '{unknown[0][1]}' is not in them" if unknown else "")
+            return [Edit(kind="delete", start=a, end=_after_space(text, b), old=text[a:b], reason=reason,
+                         evidence=claim.evidence[0])], []
         if unknown and not verified:
             t, name = unknown[0]
             return [_deleted(a, b, text, t.parts(), f"'{name}' is not in the documents retrieved")], []
