@@ -47,12 +47,12 @@ POOLS = (10, 20)
 def collect(bench: Bench, judge: FeatureJudge, dataset: str, item: QAItem, level: int, pool: list[QAItem],
             mis: bool, size: int, base_name: str) -> dict[str, Any] | None:
     extra = noise_for(item, pool, level)
-    wrong = ""
+    wrong, planted_text = "", ""
     if mis:
         found = planted(item)
         if found is None:
             return None
-        extra, wrong = [*extra, found[0]], found[1]
+        extra, wrong, planted_text = [*extra, found[0]], found[1], found[0].sentences[0].strip()
     ws = bench.workspace(f"coe-{item.id}-{level}{'-mis' if wrong else ''}")
     try:
         gold = add_paragraphs(ws, replace(item, paragraphs=[*item.paragraphs, *extra]))
@@ -67,7 +67,7 @@ def collect(bench: Bench, judge: FeatureJudge, dataset: str, item: QAItem, level
                 "features": f.model_dump(), "intent": scores.intent, "relations": scores.relations,
                 "keywords": [sorted(k) for k in scores.keywords],
                 "gold_in": [len(set(h.chunk.sentence_ids) & gold) for h in hits],
-                "is_planted": [h.doc_title.endswith("(report)") for h in hits]}
+                "is_planted": [bool(planted_text) and planted_text in h.chunk.text for h in hits]}
     finally:
         ws.close()
 

@@ -121,8 +121,12 @@ class Settings(BaseSettings):
     # covering set is topped up with the base ranking's next snippets to the top k: a minimal
     # set misses a second hop whose words the question does not hold (on the dev questions,
     # 2Wiki 101-116 and HotpotQA 1-8 at 50% irrelevant text, accuracy 0.417 filled against
-    # 0.250 minimal and 0.375 naive: benchmarks/results/scopecoe_dev.md)
-    scopecoe_base: str = "vector"
+    # 0.250 minimal and 0.375 naive: benchmarks/results/scopecoe_dev.md). Candidates come from
+    # hybrid retrieval (vector + knowledge graph), which reaches a second hop the question does
+    # not name: the filled set held all gold sentences for 0.667 of 30 2Wiki dev questions
+    # against 0.500 from vector candidates (benchmarks/results/scopecoe_recall_dev.md); with
+    # no graph in the workspace it is vector retrieval
+    scopecoe_base: str = "hybrid"
     scopecoe_candidates: int = 10
     scopecoe_fill: bool = True
     scopecoe_judge: str | None = None
