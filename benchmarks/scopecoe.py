@@ -6,7 +6,8 @@
 Each question's corpus is its own paragraphs plus passages of other questions that share
 words with it (irrelevant text), at each level's share of all the text: 0%, 25%, 50%, 75%.
 Naive RAG gives the packaged LLM the embedder's top 5 chunks; ScopeCoE gives it the minimal
-set of the top 10 that covers the question's intent, relations and keywords (at most 5), and
+set of the top 10 candidates of ``scopecoe_base`` (hybrid retrieval by default) that covers
+the question's intent, relations and keywords (at most 5), and
 "scopecoe-fill" (``scopecoe_fill``) that set topped up with the next-ranked chunks to 5. The
 flat ``*_scopecoe`` keys are the variant the default Settings use.
 The LLM answers with gechat's own prompt either way. Scored: exact match, token F1, the gold
@@ -41,6 +42,7 @@ from gechat.eval.negatives import same_kind
 from gechat.eval.qa import answer_f1, exact_match, normalize_answer
 from gechat.lexical import content_keys
 from gechat.models import build_llm
+from gechat.retrieve import RETRIEVERS
 from gechat.retrieve.coe import FeatureJudge
 from gechat.retrieve.scopecoe import ScopeCoERetriever
 from gechat.retrieve.vector import VectorRetriever
@@ -119,13 +121,15 @@ class Run:
         ws = self.bench.workspace(name)
         try:
             add_paragraphs(ws, replace(item, paragraphs=[*item.paragraphs, *extra]))
-            base = VectorRetriever(ws.store, self.bench.embedder)
+            naive = VectorRetriever(ws.store, self.bench.embedder)  # the paper's naive RAG: the embedder's top k
+            base = RETRIEVERS.create(self.settings.scopecoe_base, self.settings, store=ws.store,
+                                     embedder=self.bench.embedder)
             out = []
             for method in self.methods:
                 scope = ScopeCoERetriever(base, ws.store, self.bench.llm, self.judge, candidates=CANDIDATES,
                                           fill=method == "scopecoe-fill")
                 with self.bench._cost() as cost:
-                    hits = base.retrieve(item.question, K) if method == "naive" else scope.choose(item.question, K)[0]
+                    hits = naive.retrieve(item.question, K) if method == "naive" else scope.choose(item.question, K)[0]
                     draft = ws.answerer.answer(item.question, hits)
                 text = draft.text
                 out.append(Row(dataset, item.id, level, wrong, method, text, item.answer,
@@ -277,7 +281,8 @@ def report(rows: list[Row], levels: list[int], sets: tuple[str, str], name: str)
     settings = Settings.load("default")
     meta = {"models": f"{settings.llm_model} (answers, CoE features), {settings.embedder} (retrieval, keywords), "
                       f"{settings.entailment} NLI cross-encoder (intent and relation judgments)",
-            "settings": f"k={K}, candidates={CANDIDATES}, scopecoe_threshold={settings.scopecoe_threshold}, "
+            "settings": f"k={K}, candidates={CANDIDATES} of {settings.scopecoe_base}, "
+                        f"scopecoe_threshold={settings.scopecoe_threshold}, "
                         f"scopecoe_keyword_threshold={settings.scopecoe_keyword_threshold}, "
                         f"scopecoe_fill={settings.scopecoe_fill} (the flat *_scopecoe keys)",
             "usability level": f"{usability}% irrelevant text (the flat *_accuracy_* keys)"}
