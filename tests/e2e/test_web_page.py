@@ -219,12 +219,17 @@ def test_a_claim_of_several_facts_shows_each_fact_with_its_own_verdict(tmp_path:
         page.wait_for_selector("#evidence-list button.evidence")
 
 
+def ask_corrected(page: Any, llm: Any, answer: str) -> None:
+    """Asks QUESTION with correction on, the scripted LLM answering ``answer``."""
+    llm._responder = lambda messages: answer
+    page.check("#correct")
+    page.fill("#question", QUESTION)
+    page.press("#question", "Enter")
+
+
 def test_a_corrected_answer_is_a_tracked_change_whose_new_value_shows_its_evidence(tmp_path: Path) -> None:
     with text_doc_page(tmp_path) as (page, llm):
-        llm._responder = lambda messages: "Answer: The Eiffel Tower was completed in 1925 for the World's Fair."
-        page.check("#correct")
-        page.fill("#question", QUESTION)
-        page.press("#question", "Enter")
+        ask_corrected(page, llm, "Answer: The Eiffel Tower was completed in 1925 for the World's Fair.")
         page.wait_for_selector("#corrected:not([hidden]) button.edit")
         assert page.locator("#corrected del").inner_text() == "1925"
         new = page.locator("#corrected button.edit")
@@ -236,10 +241,7 @@ def test_a_corrected_answer_is_a_tracked_change_whose_new_value_shows_its_eviden
 
 def test_an_answer_the_correction_takes_out_whole_says_so(tmp_path: Path) -> None:
     with text_doc_page(tmp_path) as (page, llm):
-        llm._responder = lambda messages: "Answer: Gustave Acme painted the tower green on Mars."
-        page.check("#correct")
-        page.fill("#question", QUESTION)
-        page.press("#question", "Enter")
+        ask_corrected(page, llm, "Answer: Gustave Acme painted the tower green on Mars.")
         page.wait_for_selector("#corrected:not([hidden]) .emptied")
         assert "Mars" in page.locator("#corrected del").first.inner_text()
         assert "all of it was taken out" in page.locator("#corrected .emptied").inner_text()
