@@ -88,3 +88,17 @@ def test_an_unbuilt_verifier_or_a_bad_folder_is_refused_with_a_hint(tmp_path: Pa
         resolve_verifier_dir(str(tmp_path), tmp_path)
     (tmp_path / "manifest.json").write_text("{}")
     assert resolve_verifier_dir(str(tmp_path), tmp_path) == tmp_path
+
+
+def test_a_verifier_built_by_an_older_recipe_is_built_again(tmp_path: Path) -> None:
+    from gechat.models.entail.verifier import RECIPE, built_dir, is_built
+
+    folder = built_dir(tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text('{"files": {}}')  # int8 weights, before the recipe was kept
+    assert not is_built(tmp_path)
+    with pytest.raises(ModelError, match="older recipe") as e:
+        resolve_verifier_dir("gechat-nli-mpnet", tmp_path)
+    assert e.value.hint and "gechat models pull gechat-nli-mpnet" in e.value.hint
+    (folder / "manifest.json").write_text(f'{{"recipe": "{RECIPE}", "files": {{}}}}')
+    assert is_built(tmp_path) and resolve_verifier_dir("gechat-nli-mpnet", tmp_path) == folder
