@@ -34,7 +34,7 @@ from gechat.eval.bench import Bench, add_paragraphs
 from gechat.eval.datasets import QAItem, hotpotqa, twowiki
 from gechat.models import build_llm
 from gechat.retrieve import RETRIEVERS
-from gechat.retrieve.coe import FeatureJudge, Scores, features, select
+from gechat.retrieve.coe import FeatureJudge, Scores, select
 from gechat.retrieve.scopecoe import ScopeCoERetriever
 from gechat.settings import Settings
 from gechat.types import CoEFeatures, Usage
@@ -57,11 +57,7 @@ def collect(bench: Bench, judge: FeatureJudge, dataset: str, item: QAItem, level
     try:
         gold = add_paragraphs(ws, replace(item, paragraphs=[*item.paragraphs, *extra]))
         base = RETRIEVERS.create(base_name, bench.settings, store=ws.store, embedder=bench.embedder)
-        scope = ScopeCoERetriever(base, ws.store, bench.llm, judge)
-        hits = base.retrieve(item.question, size)
-        with bench.llm.stage("retrieve"):
-            f = features(bench.llm, item.question)
-        scores = judge.scores(f, [h.chunk.text for h in hits], [scope._vectors(h) for h in hits])
+        hits, f, scores = ScopeCoERetriever(base, ws.store, bench.llm, judge).scored(item.question, size)
         return {"dataset": dataset, "id": item.id, "level": level, "planted": bool(wrong), "gold": len(gold),
                 "base": base_name,
                 "features": f.model_dump(), "intent": scores.intent, "relations": scores.relations,
@@ -100,8 +96,6 @@ def report(rows: list[dict[str, Any]], name: str, settings: Settings) -> None:
     lines = ["Recall: the share of a question's gold evidence sentences inside the chunks the LLM reads; "
              "complete: all of them read. Naive RAG reads the base retriever's top 5.", ""]
     flat: dict[str, object] = {}
-    for r in rows:
-        r.setdefault("base", "vector")  # rows kept before the base was recorded
     for dataset, mis in sorted({(r["dataset"], r["planted"]) for r in rows}):
         part = [r for r in rows if r["dataset"] == dataset and r["planted"] == mis]
         label = f"{dataset}{' + planted wrong answer' if mis else ''}"
@@ -163,7 +157,7 @@ def main() -> None:
         plan += [(hot_set, it, hot_pool, False) for it in hot_pool[start:start + min(args.hotpotqa, HOTPOTQA_DEV)]]
         # last: the planted corpus asks the same questions, so their features come from the cache
         plan += [(wiki_set, it, wiki_pool, True) for it in wiki] if args.misinformation else []
-        done = {(r["dataset"], r["id"], r["planted"], r.get("base", "vector")) for r in rows}
+        done = {(r["dataset"], r["id"], r["planted"], r.get("base")) for r in rows}
         skipped = {(r["dataset"], r["id"]) for r in rows if r.get("skipped")}
         bench = Bench(settings, work, llm=build_llm(settings, Usage()), selectors=[])
         judge = FeatureJudge(bench.scorer, bench.embedder, threshold=settings.scopecoe_threshold,

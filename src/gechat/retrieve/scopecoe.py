@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve.base import Retriever
-from gechat.retrieve.coe import FeatureJudge, Judgment, features, select
+from gechat.retrieve.coe import FeatureJudge, Judgment, Scores, features, select
 from gechat.store.base import Store
 from gechat.types import ChunkHit, CoEFeatures, CoEReport, SnippetCoverage
 
@@ -30,12 +30,17 @@ class ScopeCoERetriever:
         self.base, self.store, self.llm, self.judge, self.candidates = base, store, llm, judge, candidates
         self.fill = fill
 
-    def choose(self, question: str, k: int) -> tuple[list[ChunkHit], CoEReport]:
-        hits = self.base.retrieve(question, max(k, self.candidates))
+    def scored(self, question: str, n: int) -> tuple[list[ChunkHit], CoEFeatures, Scores]:
+        """The base retriever's first ``n`` candidates, the question's features, and the
+        judge's probabilities for each candidate before its threshold."""
+        hits = self.base.retrieve(question, n)
         with self.llm.stage("retrieve"):
             f = features(self.llm, question)
-        judged = self.judge.judge(f, [h.chunk.text for h in hits], [self._vectors(h) for h in hits])
-        chosen, extra, uncovered = select(judged, f, k, fill=self.fill)
+        return hits, f, self.judge.scores(f, [h.chunk.text for h in hits], [self._vectors(h) for h in hits])
+
+    def choose(self, question: str, k: int) -> tuple[list[ChunkHit], CoEReport]:
+        hits, f, scores = self.scored(question, max(k, self.candidates))
+        chosen, extra, uncovered = select(scores.judgments(self.judge.threshold), f, k, fill=self.fill)
         picked = [hits[j.rank] for j in chosen + extra]
         snippets = [_coverage(hits[j.rank], j, f) for j in chosen]
         snippets += [_coverage(hits[j.rank], j, f).model_copy(update={"filled": True}) for j in extra]
