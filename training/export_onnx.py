@@ -1,6 +1,6 @@
 """Export a trained NLI checkpoint to ONNX (fp32 and dynamic int8) for torch-free serving.
 
-    python training/export_onnx.py CHECKPOINT_DIR OUT_DIR [--per-channel]
+    python training/export_onnx.py CHECKPOINT_DIR OUT_DIR [--per-channel] [--weights int8]
 
 Writes model.onnx, model.int8.onnx, tokenizer.json, labels.json (the checkpoint's id2label)
 and manifest.json (sha256 and size of every file, plus the largest logit difference of each
@@ -31,6 +31,9 @@ def main() -> None:
     ap.add_argument("--per-channel", action="store_true",
                     help="int8 weights with a scale per output channel, not one per matrix (see the model card: "
                          "one scale per matrix erased what a fine-tuning stage had learnt)")
+    ap.add_argument("--weights", choices=("uint8", "int8"), default="uint8",
+                    help="quantized weight type (default uint8: onnxruntime's int8-weight kernels saturate "
+                         "on CPUs without VNNI, e.g. AVX2-only AMD EPYC; see docs/grounding-model.md)")
     args = ap.parse_args()
     import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -47,7 +50,8 @@ def main() -> None:
                           input_names=names, output_names=["logits"], opset_version=17, dynamo=False,
                           dynamic_axes={n: {0: "batch", 1: "seq"} for n in names} | {"logits": {0: "batch"}})
     int8 = args.out / "model.int8.onnx"
-    quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=args.per_channel)
+    weight_type = QuantType.QUInt8 if args.weights == "uint8" else QuantType.QInt8
+    quantize_dynamic(str(fp32), str(int8), weight_type=weight_type, per_channel=args.per_channel)
     tok.backend_tokenizer.save(str(args.out / "tokenizer.json"))
     (args.out / "labels.json").write_text(json.dumps({"id2label": model.config.id2label}, indent=1) + "\n")
     feeds = {n: enc[n].numpy() for n in names}
@@ -55,7 +59,9 @@ def main() -> None:
     for f in (fp32, int8):
         out = ort.InferenceSession(str(f), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
         diffs[f.name] = float(np.abs(out - ref).max())
-    write_manifest(args.out, max_logit_diff_vs_torch=diffs, max_tokens=256)
+    scale = "per output channel" if args.per_channel else "per matrix"
+    recipe = f"dynamic int8: activations uint8, weights {args.weights} {scale}"
+    write_manifest(args.out, max_logit_diff_vs_torch=diffs, max_tokens=256, recipe=recipe)
     print(json.dumps(diffs))
 
 

@@ -102,3 +102,15 @@ def test_a_verifier_built_by_an_older_recipe_is_built_again(tmp_path: Path) -> N
     assert e.value.hint and "gechat models pull gechat-nli-mpnet" in e.value.hint
     (folder / "manifest.json").write_text(f'{{"recipe": "{RECIPE}", "files": {{}}}}')
     assert is_built(tmp_path) and resolve_verifier_dir("gechat-nli-mpnet", tmp_path) == folder
+
+
+def test_a_verifier_with_a_damaged_manifest_is_built_again(tmp_path: Path) -> None:
+    from gechat.models.entail.verifier import built_dir, is_built
+
+    folder = built_dir(tmp_path)
+    folder.mkdir(parents=True)
+    for damaged in ('{"recipe": ', "[1, 2]"):  # cut off mid-write; not an object
+        (folder / "manifest.json").write_text(damaged)
+        assert not is_built(tmp_path)
+        with pytest.raises(ModelError, match="gechat-nli-mpnet"):
+            resolve_verifier_dir("gechat-nli-mpnet", tmp_path)

