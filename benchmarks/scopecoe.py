@@ -72,6 +72,16 @@ class Row:
     seconds: float
 
 
+def questions(dev: bool, n: int, hot: int) -> list[tuple[str, QAItem, list[QAItem]]]:
+    """(set name, question, the pool its irrelevant text comes from): 2Wiki first, then HotpotQA."""
+    wiki_set, hot_set = ("twowiki_dev", "hotpotqa_dev") if dev else ("twowiki_test", "hotpotqa")
+    wiki_pool, hot_pool = twowiki("all"), hotpotqa()
+    wiki = twowiki("calibrate", limit=n) if dev else twowiki("test", limit=n)
+    start = 0 if dev else HOTPOTQA_DEV
+    return ([(wiki_set, it, wiki_pool) for it in wiki]
+            + [(hot_set, it, hot_pool) for it in hot_pool[start:start + min(hot, HOTPOTQA_DEV)]])
+
+
 def noise_for(item: QAItem, pool: list[QAItem], level: int) -> list[Paragraph]:
     """Paragraphs of other questions, those sharing most words with the question first, until
     they make ``level`` % of all the text."""
@@ -210,12 +220,7 @@ def main() -> None:
     if args.report:
         report(rows, levels, (wiki_set, hot_set), "scopecoe_dev" if args.dev else "scopecoe")
         return
-    wiki_pool = twowiki("all")
-    hot_pool = hotpotqa()
-    wiki = twowiki("calibrate", limit=args.n) if args.dev else twowiki("test", limit=args.n)
-    hot_from = 0 if args.dev else HOTPOTQA_DEV
-    plan = [(wiki_set, it, wiki_pool) for it in wiki]
-    plan += [(hot_set, it, hot_pool) for it in hot_pool[hot_from:hot_from + min(args.hotpotqa, HOTPOTQA_DEV)]]
+    plan = questions(args.dev, args.n, args.hotpotqa)
     run = Run(args.work, methods)
     with kept.open("a") as f:
         for dataset, item, pool in tqdm(plan, desc="questions", file=sys.stderr):

@@ -31,14 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import write
 from gechat.eval.bench import Bench, add_paragraphs
-from gechat.eval.datasets import QAItem, hotpotqa, twowiki
+from gechat.eval.datasets import QAItem
 from gechat.models import build_llm
 from gechat.retrieve import RETRIEVERS
 from gechat.retrieve.coe import FeatureJudge, Scores, select
 from gechat.retrieve.scopecoe import ScopeCoERetriever
 from gechat.settings import Settings
 from gechat.types import CoEFeatures, Usage
-from scopecoe import HOTPOTQA_DEV, K, noise_for, planted
+from scopecoe import K, noise_for, planted, questions
 
 THRESHOLDS = (0.2, 0.35, 0.5, 0.65, 0.8)
 POOLS = (10, 20)
@@ -149,14 +149,10 @@ def main() -> None:
     settings = Settings.load("default")
     name = "scopecoe_recall_dev" if args.dev else "scopecoe_recall"
     if not args.report:
-        wiki_set, hot_set = ("twowiki_dev", "hotpotqa_dev") if args.dev else ("twowiki_test", "hotpotqa")
-        wiki = twowiki("calibrate", limit=args.n) if args.dev else twowiki("test", limit=args.n)
-        hot_pool, wiki_pool = hotpotqa(), twowiki("all")
-        start = 0 if args.dev else HOTPOTQA_DEV
-        plan = [(wiki_set, it, wiki_pool, False) for it in wiki]
-        plan += [(hot_set, it, hot_pool, False) for it in hot_pool[start:start + min(args.hotpotqa, HOTPOTQA_DEV)]]
+        asked = questions(args.dev, args.n, args.hotpotqa)
+        plan = [(dataset, it, pool, False) for dataset, it, pool in asked]
         # last: the planted corpus asks the same questions, so their features come from the cache
-        plan += [(wiki_set, it, wiki_pool, True) for it in wiki] if args.misinformation else []
+        plan += [(d, it, pool, True) for d, it, pool in asked if d.startswith("twowiki")] if args.misinformation else []
         done = {(r["dataset"], r["id"], r["planted"], r.get("base")) for r in rows}
         skipped = {(r["dataset"], r["id"]) for r in rows if r.get("skipped")}
         bench = Bench(settings, work, llm=build_llm(settings, Usage()), selectors=[])
