@@ -53,6 +53,7 @@ def test_export_to_onnx_matches_torch_and_is_verified(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr[-2000:]
     diffs = json.loads(p.stdout.strip().splitlines()[-1])
     assert diffs["model.onnx"] < 1e-4 and diffs["model.int8.onnx"] < 0.5
+    assert json.loads((out / "manifest.json").read_text())["recipe"].endswith("weights uint8 per matrix")
     per_channel = subprocess.run([sys.executable, str(REPO / "training" / "export_onnx.py"), str(ckpt),
                                   str(tmp_path / "onnx-pc"), "--per-channel"],
                                  capture_output=True, text=True, timeout=600)
