@@ -75,7 +75,7 @@ def read(row: dict[str, Any], method: str, threshold: float, size: int) -> list[
     n = min(size, len(row["gold_in"]))
     scores = Scores(row["intent"][:n], row["relations"][:n], [set(k) for k in row["keywords"][:n]])
     chosen, extra, _ = select(scores.judgments(threshold), CoEFeatures(**row["features"]), K,
-                              fill=method == "fill")
+                              fill=method != "minimal", by_rank=method == "fill-rank")
     return [j.rank for j in chosen + extra]
 
 
@@ -107,6 +107,8 @@ def report(rows: list[dict[str, Any]], name: str, settings: Settings) -> None:
             these = [r for r in part if r["base"] == base]
             cells = [("naive", 0.0, max(POOLS))]
             cells += [(m, t, n) for m in ("minimal", "fill") for n in POOLS for t in THRESHOLDS]
+            # topped up in the retriever's order (before 2026-11-29), at the default threshold and pool
+            cells.append(("fill-rank", settings.scopecoe_threshold, settings.scopecoe_candidates))
             for method, t, size in cells:
                 got = measure(these, method, t, size)
                 naive = method == "naive"

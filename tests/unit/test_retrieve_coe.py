@@ -13,7 +13,7 @@ import pytest
 from gechat.models.embed import HashingEmbedder
 from gechat.models.llm.cache import CachedLLM
 from gechat.models.llm.fake import FakeLLM
-from gechat.retrieve.coe import FeatureJudge, Judgment, Scores, cover, parse_features, select
+from gechat.retrieve.coe import FeatureJudge, Judgment, Scores, cover, parse_features, relevance, select
 from gechat.types import CoEFeatures, Usage
 from tests.unit.test_evidence_objective import Scripted
 
@@ -67,13 +67,26 @@ def test_what_no_snippet_covers_is_said() -> None:
     assert cover([], F, k=5) == ([], [*uncovered[:3], "keyword: Acme", "keyword: segment", "keyword: 2021"])
 
 
-def test_select_fills_with_the_best_ranked_others_and_falls_back_to_the_top_k() -> None:
+def test_select_fills_with_the_others_and_falls_back_to_the_top_k() -> None:
     judged = [j(0), j(1, intent=True, rel={0, 1}), j(2), j(3, kw={0, 1, 2}), j(4)]
     chosen, extra, uncovered = select(judged, F, 3, fill=True)
     assert [c.rank for c in chosen] == [1, 3] and [e.rank for e in extra] == [0] and uncovered == []
     assert select(judged, F, 3, fill=False)[1] == []
     chosen, extra, uncovered = select([j(0), j(1), j(2)], F, 2, fill=True)
     assert [c.rank for c in chosen] == [0, 1] and extra == [] and uncovered[0].startswith("intent: ")
+
+
+def test_the_set_is_topped_up_by_what_the_judge_found_not_by_rank_alone() -> None:
+    # rank 1 came high from the retriever but the judge found little of the question in it
+    judged = [j(0, intent=True, rel={0, 1}, kw={0, 1, 2}), Judgment(1, False, p_intent=0.05, p_relations=0.05),
+              Judgment(2, False, p_intent=0.4, p_relations=0.3, keywords={0}), Judgment(3, False, p_intent=0.5)]
+    assert [e.rank for e in select(judged, F, 3, fill=True)[1]] == [2, 3]
+    assert [e.rank for e in select(judged, F, 3, fill=True, by_rank=True)[1]] == [1, 2]
+    # near-ties keep the retriever's order: a place down costs a tenth of a feature
+    assert relevance(judged[1], F) > relevance(Judgment(3, False, p_intent=0.2, p_relations=0.05), F)
+    # nothing covers a feature: the k most relevant, not the k first
+    off = [Judgment(0, False), Judgment(1, False, p_intent=0.45), Judgment(2, False, p_relations=0.4)]
+    assert [c.rank for c in select(off, F, 2, fill=False)[0]] == [1, 2]
 
 
 def test_scores_keep_the_probabilities_so_any_threshold_gives_the_judge_s_judgments() -> None:

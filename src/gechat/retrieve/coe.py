@@ -94,6 +94,7 @@ class Judgment:
     relations: set[int] = field(default_factory=set)
     keywords: set[int] = field(default_factory=set)
     p_intent: float = 0.0
+    p_relations: float = 0.0  # the mean over the question's relations
 
 
 @dataclass
@@ -107,7 +108,9 @@ class Scores:
     def judgments(self, threshold: float) -> list[Judgment]:
         return [Judgment(rank=i, intent=p >= threshold, p_intent=p,
                          relations={r for r, q in enumerate(self.relations[i]) if q >= threshold},
-                         keywords=set(self.keywords[i])) for i, p in enumerate(self.intent)]
+                         keywords=set(self.keywords[i]),
+                         p_relations=sum(self.relations[i]) / len(self.relations[i]) if self.relations[i] else 0.0)
+                for i, p in enumerate(self.intent)]
 
 
 class FeatureJudge:
@@ -180,16 +183,33 @@ def cover(judged: Sequence[Judgment], f: CoEFeatures, k: int) -> tuple[list[Judg
     return sorted(chosen, key=lambda j: j.rank), uncovered
 
 
-def select(judged: Sequence[Judgment], f: CoEFeatures, k: int, *, fill: bool) -> tuple[
+# What a place further down the candidate list costs a snippet when the set is topped up: a
+# tenth of a feature, so the retriever's order breaks near-ties and a snippet that the judge
+# finds far more relevant still moves up (chosen on the dev questions of
+# benchmarks/scopecoe_recall.py; docs/benchmarks.md)
+RANK_COST = 0.1
+
+
+def relevance(j: Judgment, f: CoEFeatures) -> float:
+    """How much of the question the judge found in a snippet, whether or not past the threshold:
+    P(intent) + mean P(relation) + the share of keywords held, less ``RANK_COST`` per place."""
+    return j.p_intent + j.p_relations + len(j.keywords) / max(1, len(f.keywords)) - RANK_COST * j.rank
+
+
+def select(judged: Sequence[Judgment], f: CoEFeatures, k: int, *, fill: bool, by_rank: bool = False) -> tuple[
         list[Judgment], list[Judgment], list[str]]:
-    """What the LLM reads: the covering set (the first ``k`` candidates when nothing covers a
-    feature) and, with ``fill``, the best-ranked others up to ``k``; and what stays uncovered."""
+    """What the LLM reads: the covering set and, with ``fill``, the most relevant others up to
+    ``k``; and what stays uncovered. When nothing covers a feature, the ``k`` most relevant.
+    ``by_rank`` tops up in the retriever's order instead (kept to compare; it let a
+    misinformation passage ranked high but judged off the question into the set)."""
     chosen, uncovered = cover(judged, f, k)
+    ordered = list(judged) if by_rank else sorted(judged, key=lambda j: (-relevance(j, f), j.rank))
     if not chosen:
-        chosen = list(judged[:k])
+        chosen = ordered[:k]
     taken = {j.rank for j in chosen}
-    extra = [j for j in judged if j.rank not in taken][: k - len(chosen)] if fill else []
+    extra = [j for j in ordered if j.rank not in taken][: k - len(chosen)] if fill else []
     return chosen, extra, uncovered
 
 
-__all__ = ["FeatureJudge", "Judgment", "Scores", "cover", "fallback_keywords", "features", "parse_features", "select"]
+__all__ = ["FeatureJudge", "Judgment", "Scores", "cover", "fallback_keywords", "features", "parse_features",
+           "relevance", "select"]
