@@ -107,7 +107,7 @@ def report(rows: list[dict[str, Any]], name: str, settings: Settings) -> None:
             these = [r for r in part if r["base"] == base]
             cells = [("naive", 0.0, max(POOLS))]
             cells += [(m, t, n) for m in ("minimal", "fill") for n in POOLS for t in THRESHOLDS]
-            # topped up in the retriever's order (before 2026-11-29), at the default threshold and pool
+            # topped up in the retriever's order (before the ninth session), at the default threshold and pool
             cells.append(("fill-rank", settings.scopecoe_threshold, settings.scopecoe_candidates))
             for method, t, size in cells:
                 got = measure(these, method, t, size)
