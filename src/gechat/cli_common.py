@@ -148,7 +148,7 @@ def print_coe(answer: Any) -> None:
     for n, s in enumerate(report.snippets, 1):
         held = (["intent"] if s.intent else []) + [f"relation '{r}'" for r in s.relations] + s.keywords
         why = ", ".join(held) or "no feature"
-        mark = " [dim](ranked next)[/]" if s.filled else ""
+        mark = " [dim](added to fill the set)[/]" if s.filled else ""
         out.print(f"  [{n}] {escape(s.doc_title)} p.{s.page}: {escape(why)}{mark}")
     out.print(f"[dim]{len(report.snippets)} of {report.candidates} candidate snippets read[/]"
               + (f"; [yellow]not covered: {escape('; '.join(report.uncovered))}[/]" if report.uncovered else ""))

@@ -256,7 +256,7 @@ class SnippetCoverage(BaseModel):
     intent: bool = False
     relations: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
-    filled: bool = False  # read because it ranked high (scopecoe_fill), after the covering set
+    filled: bool = False  # read to fill the set after the covering snippets (scopecoe_fill)
 
 
 class CoEReport(BaseModel):

@@ -147,7 +147,7 @@ function coeReport(answer) {
     const li = document.createElement("li");
     const held = [...(s.intent ? ["intent"] : []), ...s.relations.map((x) => `relation “${x}”`), ...s.keywords];
     li.textContent = `${s.doc_title}, page ${s.page}: ${held.join(", ") || "no feature"}` +
-      (s.filled ? " (ranked next)" : "");
+      (s.filled ? " (added to fill the set)" : "");
     return li;
   }));
 }
