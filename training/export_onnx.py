@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+from gechat.models.entail.verifier import quant_recipe
 from gechat.models.manager import write_manifest
 
 PROBE = [("A man is playing a guitar on stage.", "A person plays music."),
@@ -59,9 +60,8 @@ def main() -> None:
     for f in (fp32, int8):
         out = ort.InferenceSession(str(f), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
         diffs[f.name] = float(np.abs(out - ref).max())
-    scale = "per output channel" if args.per_channel else "per matrix"
-    recipe = f"dynamic int8: activations uint8, weights {args.weights} {scale}"
-    write_manifest(args.out, max_logit_diff_vs_torch=diffs, max_tokens=256, recipe=recipe)
+    write_manifest(args.out, max_logit_diff_vs_torch=diffs, max_tokens=256,
+                   recipe=quant_recipe(args.weights, args.per_channel))
     print(json.dumps(diffs))
 
 

@@ -28,10 +28,18 @@ from gechat.models import manager
 VERIFIER = "gechat-nli-mpnet"
 BASE = "all-mpnet-base-v2"
 DELTA_DIR = Path(__file__).resolve().parents[1] / "data" / "nli-mpnet"
+
+
+def quant_recipe(weights: str, per_channel: bool) -> str:
+    """How an export was quantized, as its manifest records it (``weights``: uint8 or int8)."""
+    return f"dynamic int8: activations uint8, weights {weights} " + ("per output channel" if per_channel
+                                                                     else "per matrix")
+
+
 # Weights quantized as uint8: onnxruntime's int8-weight kernels saturate on CPUs without VNNI
 # (AVX2 only, e.g. AMD Zen 3), where the int8-weight build was 3.85 logits off PyTorch against
 # 0.90 for this one. A folder built by another recipe is built again.
-RECIPE = "dynamic int8: activations uint8, weights uint8 per output channel"
+RECIPE = quant_recipe("uint8", per_channel=True)
 # copied into the built folder as they are; the delta is merged, not copied
 PACKAGED_FILES = ("labels.json", "calibration.json", "MODEL_CARD.md")
 PROBE = [("A man is playing a guitar on stage.", "A person plays music."),
