@@ -57,6 +57,12 @@ class Quantity:
 @lru_cache(maxsize=8192)
 def quantities(text: str) -> tuple[Quantity, ...]:
     """Every value written in ``text``, in order."""
+    return tuple(q for _, _, q in located(text))
+
+
+@lru_cache(maxsize=8192)
+def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
+    """Every value written in ``text``, in order, with where it starts and ends."""
     out = []
     for m in _QUANTITY.finditer(text):
         num, scale_word, pct, cur = m["num"], (m["scale"] or ""), m["pct"], m["cur"]
@@ -81,9 +87,10 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         else:
             kind = "number"
         decimals = len(digits.split(".")[1]) if "." in digits else 0
-        out.append(Quantity(value=(-value if negative else value) * scale, kind=kind, decimals=decimals, scale=scale,
-                            scaled=bool(cur or scale != 1.0 or pct), hedge=_hedge(text, m.start()),
-                            text=m.group().strip(" \t"), key=_key(num)))
+        q = Quantity(value=(-value if negative else value) * scale, kind=kind, decimals=decimals, scale=scale,
+                     scaled=bool(cur or scale != 1.0 or pct), hedge=_hedge(text, m.start()),
+                     text=m.group().strip(" \t"), key=_key(num))
+        out.append((m.start(), m.end(), q))
     return tuple(out)
 
 
@@ -246,10 +253,74 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
     if cells:  # a table row: the periods are those of the columns stating the value
         return wanted if all(ys and not ys & wanted for ys in cells) else frozenset()
     if wanted & named:
-        return frozenset()
+        # a sentence of several years: the value is no evidence when it is written beside
+        # other years only ("$5.2 billion in fiscal 2022, up from $4.8 billion in fiscal 2021")
+        beside = [ys for q, ys in dated(evidence) if any(agree(v, q) for v in values)]
+        return wanted if beside and all(ys and not ys & wanted for ys in beside) else frozenset()
     found = stated(evidence)
     return wanted if any(agree(v, f) for v in values for f in found) else frozenset()
 
 
-__all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "narrow", "quantities",
-           "row_cells", "stated", "years"]
+# what may stand between a value and the year it is given for, after it: at most two small
+# words ("$4.8 billion in fiscal 2021", "$4.8 billion (2021)"); no comma, no clause break, no
+# name ("59 Chief Executive Officer 2018" is an age and a title). Before it, nothing but a
+# colon or a parenthesis ("2021: $4.8 billion"): words there were mostly a clause about
+# another thing ("goal set in fiscal 2018 to reach $600 million by fiscal 2021").
+_BESIDE = re.compile(r"[ \t(:]*+(?:(?:[a-z]++|[Ff]iscal)[ \t(:]++){0,2}+")
+_BESIDE_BEFORE = re.compile(r"[ \t(:)]*+")  # read on the reversed text before the value
+_LIST_GAP = re.compile(r"[ \t]*+,?+[ \t]*+(?:(?:and|or)[ \t]++)?+")  # between two items of a list
+_YEAR_AT = re.compile(r"(?:FY|fy)?+((?:1[89]|20)\d\d)(?!\d)")
+
+
+def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
+    """Each value of prose ``text`` (years aside) with the year written beside it (see
+    ``_BESIDE``): which period a figure is given for. Values or
+    years in a list ("$12.0 billion, $17.3 billion, and $18.4 billion in 2015, 2016, and
+    2017") pair in order, as with "respectively": such a value is left undated, and so is one
+    with a year on each side."""
+    if "respectively" in text.lower():
+        return []
+    spans = [span for span in located(text) if span[2].kind != "year"]
+    out = []
+    for k, (start, end, q) in enumerate(spans):
+        after_end = spans[k + 1][0] if k + 1 < len(spans) else len(text)
+        before_start = spans[k - 1][1] if k else 0
+        listed = (k + 1 < len(spans) and _LIST_GAP.fullmatch(text, end, after_end)) or \
+            (k and _LIST_GAP.fullmatch(text, before_start, start))
+        m = _BESIDE.match(text, end, after_end)
+        after = _year_after(text, m.end()) if m else None
+        before_text = text[before_start:start]
+        b = _BESIDE_BEFORE.match(before_text[::-1])
+        before = _year_before(text, before_start + len(before_text) - b.end()) if b else None
+        year = None if listed or (after and before) else (after or before)
+        out.append((q, frozenset([year] if year else [])))
+    return out
+
+
+def _year_after(text: str, pos: int) -> str | None:
+    """The year that starts at ``pos`` ("FY2021", "2021"), unless a list of years goes on."""
+    m = _YEAR_AT.match(text, pos)
+    if not m:
+        return None
+    rest = text[m.end(): m.end() + 24].lstrip(" \t")
+    rest = rest[1:].lstrip(" \t") if rest.startswith(",") else rest
+    rest = rest[4:].lstrip(" \t") if rest.startswith("and ") else rest
+    rest = rest[7:] if rest.lower().startswith("fiscal ") else rest
+    return None if _YEAR_AT.match(rest) else m.group(1)
+
+
+def _year_before(text: str, pos: int) -> str | None:
+    """The year that ends at ``pos``, unless it ends a list of years ("2016 and 2017")."""
+    head = text[max(0, pos - 24):pos]
+    tail = head[-4:]
+    if not (len(tail) == 4 and tail.isdigit() and tail[:2] in ("18", "19", "20") and not head[-5:-4].isdigit()):
+        return None
+    rest = head[:-4].rstrip(" \t")
+    rest = rest[:-6].rstrip(" \t") if rest.lower().endswith("fiscal") else rest
+    rest = rest[:-3].rstrip(" \t") if rest.endswith("and") else rest
+    rest = rest[:-1].rstrip(" \t") if rest.endswith(",") else rest
+    return None if rest[-4:].isdigit() and rest[-4:][:2] in ("18", "19", "20") else tail
+
+
+__all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "dated", "narrow",
+           "quantities", "row_cells", "stated", "years"]
