@@ -34,6 +34,10 @@ against the defaults on the same questions:
   instead of ``set_top`` = 15 (10 was the default until 2026-11-25).
 - ``llm-blend``: the cross-encoder's 3 strongest candidates of every call re-scored by the 0.5B
   LLM scorer and averaged with it (first 10 questions: the LLM costs ~0.3 s a pair).
+- ``cascade-top-3``, ``cascade-top-8``: the mpnet verifier re-reads the fast model's 3 (8)
+  strongest candidates of every call (``entailment = "cascade"``); ``verifier-all``: the
+  verifier reads every candidate; ``cascade-contra-0.5`` .. ``-0.9``: the cascade with a
+  claim contradicted only at that P_contradict (the ``careful`` preset takes 0.7).
 - ``declarative``: the claim as a statement ("The director of X was born in Y.") instead of
   "The answer to the question ... is: Y", from a template the 1.5B LLM writes once per
   question (yes/no questions and failed templates keep the default form).
@@ -43,7 +47,7 @@ question-template rules removed in issue 34) are in git history and in the resul
 
 Writes benchmarks/results/ablations/evidence_variants.{md,json}.
 
-    python benchmarks/evidence_ablations.py [--limit N] [--only title,prune-4,...] [--split dev]
+    python benchmarks/evidence_ablations.py [--limit N] [--only title,prune-4,...] [--split dev] [--suffix _x]
 
 With --split dev the questions are 1-150 and the results go to evidence_variants_dev.{md,json};
 with --split hotpotqa-dev, HotpotQA's 35 dev questions (--work .cache/bench), to
@@ -148,6 +152,8 @@ def main() -> None:
                          "so they flatter the model, but alike for every variant)")
     ap.add_argument("--only", default="", help="comma-separated variants (default: all)")
     ap.add_argument("--work", type=Path, default=Path(".cache/bench/calibrate"))
+    ap.add_argument("--suffix", default="", help="appended to the results' name, so a run of a few variants "
+                                                 "does not replace the table of all of them")
     args = ap.parse_args()
     settings = Settings.load("default")
     llm = build_llm(settings, Usage())
@@ -176,6 +182,23 @@ def main() -> None:
             templates[q] = declarative(llm, q)
         return templates[q]
 
+    verifier_memo: list[MemoScorer] = []
+
+    def verifier() -> MemoScorer:
+        if not verifier_memo:
+            from gechat.models.entail.onnx import ONNXEntailment
+            from gechat.models.entail.verifier import resolve_verifier_dir
+
+            model = ONNXEntailment(resolve_verifier_dir(settings.verifier_model, settings.models_dir)).load()
+            verifier_memo.append(MemoScorer(model))
+        return verifier_memo[0]
+
+    def cascade(top: int, contradicted: float | None = None) -> dict[str, float]:
+        from gechat.models.entail.cascade import CascadeEntailment
+
+        scorer = CascadeEntailment(memo, verifier(), top=top, contradicted=contradicted)
+        return measure(selector(scorer, contradicted_threshold=contradicted), memo, questions)
+
     def blended(n: int) -> dict[str, float]:
         llm_scorer = ENTAILERS.create("llm", settings.model_copy(update={"entailment_model": "qwen2.5-coder-0.5b"}))
         return measure(selector(Blend(memo, llm_scorer)), memo, questions[:n])
@@ -185,6 +208,9 @@ def main() -> None:
         "no-sets": lambda: measure(selector(evidence_steps=["candidates", "nli", "verdict"]), memo, questions),
         "defaults-first10": lambda: measure(selector(), memo, questions[:10]),
         "llm-blend-first10": lambda: blended(10),
+        **{f"cascade-top-{n}": (lambda n=n: cascade(n)) for n in (3, 8)},
+        **{f"cascade-contra-{t}": (lambda t=t: cascade(3, t)) for t in (0.5, 0.7, 0.9)},
+        "verifier-all": lambda: measure(selector(verifier()), verifier(), questions),
         "declarative": lambda: measure(selector(), memo, questions, template),
         "unlinked-no-contribution": lambda: measure(selector(set_linked=False, set_contribution=False), memo,
                                                     questions),
@@ -225,7 +251,7 @@ def main() -> None:
     body = "\n".join([f"{which}, oracle mode, the evidence defaults unless the "
                       "variant changes them (see the script's docstring):", "", *rows])
     name = {"calibrate": "evidence_variants", "dev": "evidence_variants_dev",
-            "hotpotqa-dev": "evidence_variants_hotpotqa_dev"}[args.split]
+            "hotpotqa-dev": "evidence_variants_hotpotqa_dev"}[args.split] + args.suffix
     print(write(f"ablations/{name}", flat, body, {"entailment": settings.entailment, "split": args.split}))
 
 

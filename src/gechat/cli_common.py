@@ -19,7 +19,8 @@ err = Console(stderr=True)
 
 WorkspaceOpt = Annotated[Path, typer.Option(
     "--workspace", "-w", envvar="GECHAT_WORKSPACE", help="Workspace directory (created if missing).")]
-PresetOpt = Annotated[str, typer.Option("--preset", help="Settings preset: default, fast, test.")]
+PresetOpt = Annotated[str, typer.Option(
+    "--preset", help="Settings preset: default, fast (0.5B LLM), careful (a verifier re-reads each verdict), test.")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML file of settings.")]
 MaxCallsOpt = Annotated[int | None, typer.Option(
     "--max-llm-calls", help="Stop the graph build cleanly after this many LLM calls; run again to resume.")]

@@ -236,7 +236,7 @@ class Settings(BaseSettings):
     allowed_hosts: list[str] = Field(default_factory=list)
     cors_origins: list[str] = Field(default_factory=list)
 
-    preset: Literal["default", "fast", "test"] = "default"
+    preset: Literal["default", "fast", "careful", "test"] = "default"
 
     @classmethod
     def load(
@@ -281,6 +281,11 @@ RETIRED_WHY = "the evidence stage no longer has rules for particular question fo
 PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
     "fast": {"llm_model": "qwen2.5-coder-0.5b"},
+    # the verifier re-reads the sentences that decide each verdict: fewer wrong answers shown
+    # supported, about four times the evidence time; a contradiction must be clearer than the
+    # verifier's own NLI threshold (0.26) says, since it calls some right answers to questions
+    # that compare two things contradicted (chosen on dev questions: docs/evidence-calibration.md)
+    "careful": {"entailment": "cascade", "contradicted_threshold": 0.7},
     "test": {
         "llm_backend": "fake",
         "llm_model": "fake",

@@ -112,3 +112,27 @@ def test_the_models_commands_know_the_verifier(built: Path) -> None:
     assert where.exit_code == 0 and where.output.strip() == str(built)
     again = runner.invoke(app, ["models", "pull", "gechat-nli-mpnet", *folder])  # built once: nothing to do
     assert again.exit_code == 0 and str(built) in again.output.replace("\n", "")
+
+
+def test_the_careful_preset_grounds_claims_with_the_verifier(built: Path) -> None:
+    from gechat.evidence import SELECTORS, ClaimInput, EvidencePool
+    from gechat.models import EMBEDDERS
+
+    settings = Settings.load("careful", models_dir=models_dir())
+    assert (settings.entailment, settings.contradicted_threshold) == ("cascade", 0.7)
+    scorer = ENTAILERS.create(settings.entailment, settings)
+    assert isinstance(scorer, CascadeEntailment)
+    selector = SELECTORS.create("nli-objective", settings, scorer=scorer,
+                                embedder=EMBEDDERS.create(settings.embedder, settings))
+    pool = EvidencePool.from_texts([
+        "Moonstruck is a 1987 romantic comedy film. It was directed by Norman Jewison and written by John "
+        "Patrick Shanley.",
+        "The company reported revenue of $5.2 billion in fiscal 2022, up from $4.8 billion in fiscal 2021. "
+        "Its headquarters are in Austin, Texas."])
+    claims = ["Norman Jewison directed Moonstruck.", "Revenue in fiscal 2022 was $5.2 billion.",
+              "Revenue in fiscal 2022 was $4.8 billion.", "The company is based in Dallas."]
+    verdicts = [c.verdict for c in selector.select([ClaimInput(text=t, source="answer") for t in claims], pool)]
+    assert verdicts[:2] == ["supported", "supported"]
+    assert verdicts[2] != "supported"  # the other year's figure
+    assert verdicts[3] != "supported"
+    assert scorer.pairs_verified > 0  # the verifier read the deciding sentences

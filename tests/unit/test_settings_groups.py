@@ -34,3 +34,9 @@ def test_an_unknown_key_in_a_table_is_refused_with_the_keys_it_takes(tmp_path: P
     with pytest.raises(ConfigError, match=r"unknown setting llm\.modle") as e:
         Settings.load("default", file=f)
     assert "backend" in (e.value.hint or "")
+
+
+def test_the_careful_preset_has_the_verifier_decide() -> None:
+    careful, default = Settings.load("careful"), Settings.load("default")
+    assert (careful.entailment, careful.contradicted_threshold) == ("cascade", 0.7)
+    assert (default.entailment, default.contradicted_threshold) == ("onnx", None)
