@@ -267,17 +267,15 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
 # colon or a parenthesis ("2021: $4.8 billion"): words there were mostly a clause about
 # another thing ("goal set in fiscal 2018 to reach $600 million by fiscal 2021").
 _BESIDE = re.compile(r"[ \t(:]*+(?:(?:[a-z]++|[Ff]iscal)[ \t(:]++){0,2}+")
-_BESIDE_BEFORE = re.compile(r"[ \t(:)]*+")  # read on the reversed text before the value
 _LIST_GAP = re.compile(r"[ \t]*+,?+[ \t]*+(?:(?:and|or)[ \t]++)?+")  # between two items of a list
 _YEAR_AT = re.compile(r"(?:FY|fy)?+((?:1[89]|20)\d\d)(?!\d)")
 
 
 def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
     """Each value of prose ``text`` (years aside) with the year written beside it (see
-    ``_BESIDE``): which period a figure is given for. Values or
-    years in a list ("$12.0 billion, $17.3 billion, and $18.4 billion in 2015, 2016, and
-    2017") pair in order, as with "respectively": such a value is left undated, and so is one
-    with a year on each side."""
+    ``_BESIDE``): which period a figure is given for. Values or years in a list ("$12.0
+    billion, $17.3 billion, and $18.4 billion in 2015, 2016, and 2017") pair in order, as
+    with "respectively": such a value is left undated, and so is one with a year on each side."""
     if "respectively" in text.lower():
         return []
     spans = [span for span in located(text) if span[2].kind != "year"]
@@ -289,9 +287,7 @@ def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
             (k and _LIST_GAP.fullmatch(text, before_start, start))
         m = _BESIDE.match(text, end, after_end)
         after = _year_after(text, m.end()) if m else None
-        before_text = text[before_start:start]
-        b = _BESIDE_BEFORE.match(before_text[::-1])
-        before = _year_before(text, before_start + len(before_text) - b.end()) if b else None
+        before = _year_before(text, before_start + len(text[before_start:start].rstrip(" \t(:)")))
         year = None if listed or (after and before) else (after or before)
         out.append((q, frozenset([year] if year else [])))
     return out
@@ -312,14 +308,18 @@ def _year_after(text: str, pos: int) -> str | None:
 def _year_before(text: str, pos: int) -> str | None:
     """The year that ends at ``pos``, unless it ends a list of years ("2016 and 2017")."""
     head = text[max(0, pos - 24):pos]
-    tail = head[-4:]
-    if not (len(tail) == 4 and tail.isdigit() and tail[:2] in ("18", "19", "20") and not head[-5:-4].isdigit()):
+    if not _ends_in_year(head):
         return None
     rest = head[:-4].rstrip(" \t")
     rest = rest[:-6].rstrip(" \t") if rest.lower().endswith("fiscal") else rest
     rest = rest[:-3].rstrip(" \t") if rest.endswith("and") else rest
     rest = rest[:-1].rstrip(" \t") if rest.endswith(",") else rest
-    return None if rest[-4:].isdigit() and rest[-4:][:2] in ("18", "19", "20") else tail
+    return None if _ends_in_year(rest) else head[-4:]
+
+
+def _ends_in_year(text: str) -> bool:
+    tail = text[-4:]
+    return len(tail) == 4 and tail.isdigit() and tail[:2] in ("18", "19", "20") and not text[-5:-4].isdigit()
 
 
 __all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "dated", "narrow",
