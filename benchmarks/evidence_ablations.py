@@ -60,6 +60,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -182,16 +183,12 @@ def main() -> None:
             templates[q] = declarative(llm, q)
         return templates[q]
 
-    verifier_memo: list[MemoScorer] = []
-
+    @cache  # loaded once, by the first variant that needs it
     def verifier() -> MemoScorer:
-        if not verifier_memo:
-            from gechat.models.entail.onnx import ONNXEntailment
-            from gechat.models.entail.verifier import resolve_verifier_dir
+        from gechat.models.entail.onnx import ONNXEntailment
+        from gechat.models.entail.verifier import resolve_verifier_dir
 
-            model = ONNXEntailment(resolve_verifier_dir(settings.verifier_model, settings.models_dir)).load()
-            verifier_memo.append(MemoScorer(model))
-        return verifier_memo[0]
+        return MemoScorer(ONNXEntailment(resolve_verifier_dir(settings.verifier_model, settings.models_dir)).load())
 
     def cascade(top: int, contradicted: float | None = None) -> dict[str, float]:
         from gechat.models.entail.cascade import CascadeEntailment

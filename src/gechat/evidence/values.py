@@ -268,7 +268,7 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
 # another thing ("goal set in fiscal 2018 to reach $600 million by fiscal 2021").
 _BESIDE = re.compile(r"[ \t(:]*+(?:(?:[a-z]++|[Ff]iscal)[ \t(:]++){0,2}+")
 _LIST_GAP = re.compile(r"[ \t]*+,?+[ \t]*+(?:(?:and|or)[ \t]++)?+")  # between two items of a list
-_YEAR_AT = re.compile(r"(?:FY|fy)?+((?:1[89]|20)\d\d)(?!\d)")
+_YEAR_AT = re.compile(rf"(?:FY|fy)?+({_YEAR.pattern})")  # a year, glued to "FY" or not
 
 
 def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
@@ -318,8 +318,7 @@ def _year_before(text: str, pos: int) -> str | None:
 
 
 def _ends_in_year(text: str) -> bool:
-    tail = text[-4:]
-    return len(tail) == 4 and tail.isdigit() and tail[:2] in ("18", "19", "20") and not text[-5:-4].isdigit()
+    return len(text) >= 4 and _YEAR.match(text, len(text) - 4) is not None
 
 
 __all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "dated", "narrow",
