@@ -204,8 +204,11 @@ class Workspace:
         try:
             doc = self.store.insert(NewDocument(str(path.resolve()), sha, parsed, sentences, chunks, s_vecs, c_vecs,
                                                 self._embedder_id()))
-        except DuplicateDocumentError:  # another writer on a shared store was first
-            return AddResult(path=str(path), status="duplicate", document=self.store.find_sha256(sha))
+        except DuplicateDocumentError as e:  # another writer on a shared store was first
+            stored = self.store.find_sha256(sha)
+            if stored is None:
+                raise StoreError(str(e), hint="another writer is adding the same file; add it again") from None
+            return AddResult(path=str(path), status="duplicate", document=stored)
         timings["store"] = time.perf_counter() - t
         return AddResult(path=str(path), status="added", document=doc, steps=timings)
 

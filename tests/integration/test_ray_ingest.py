@@ -43,7 +43,7 @@ def test_ray_adds_each_file_once_when_a_worker_dies_mid_file(postgres_url: str, 
                        capture_output=True, text=True, env=env, timeout=600)
     assert marker.exists(), p.stderr[-2000:]  # a worker was killed inside a document's transaction
     assert p.returncode == 1, p.stderr[-2000:]  # the bad file, reported
-    assert p.stdout.count("added ") == 4, p.stdout
+    assert p.stdout.count("added ") == 4, p.stdout + p.stderr[-3000:]
     assert "table.xyz" in p.stderr and "Traceback" not in p.stderr
     settings = Settings.load("test", store=postgres_url, store_namespace="ray")
     store = open_store(settings, tmp_path / "ws")

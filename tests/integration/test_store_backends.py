@@ -156,6 +156,35 @@ def test_two_openers_of_one_workspace_see_each_others_writes(opener: tuple[Setti
     second.close()
 
 
+def test_writers_opening_a_new_workspace_at_once_all_open_it(opener: tuple[Settings, Path]) -> None:
+    """Ray workers open the workspace together on their first file: each one opens it (none
+    fails on the schema another is making), and the schema is made once."""
+    if scheme(opener[0].store) == "sqlite":
+        pytest.skip("a SQLite workspace is one file, made by its first opener")
+    import threading
+
+    settings, folder = opener
+
+    def open_one(where: Path, met: threading.Barrier, opened: list[object]) -> None:
+        met.wait()
+        try:
+            opened.append(open_store(settings, where))
+        except Exception as e:  # reported by the assertion below
+            opened.append(e)
+
+    for round_ in range(4):  # the race was lost in about half the rounds before the fix
+        met, opened, where = threading.Barrier(4, timeout=60), [], folder.with_name(f"new{round_}")
+        threads = [threading.Thread(target=open_one, args=(where, met, opened)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not [o for o in opened if isinstance(o, Exception)], opened
+        for o in opened:
+            o.close()  # type: ignore[attr-defined]
+        open_store(settings, where).drop()
+
+
 def test_workspace_end_to_end_with_the_graph(opener: tuple[Settings, Path], tmp_path: Path) -> None:
     from gechat.pipeline import Workspace
 

@@ -132,3 +132,19 @@ def test_llm_selectors_through_the_workspace(tmp_path: Path, selector: str) -> N
         "It was completed in 1889 for the World's Fair."]
     assert all(text[e.start:e.end] == e.text for c in ans.claims for e in c.evidence)
     assert ans.usage.stages["evidence"].calls == len(ans.claims)
+
+
+def test_a_store_that_calls_a_file_stored_but_holds_nothing_of_it_reports_an_error(
+        ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shared store's writer raced by another: 'duplicate' only when the file is really
+    stored, else the file is reported failed with a hint (never 'error: None')."""
+    from gechat.errors import DuplicateDocumentError
+
+    def refuse(doc: object) -> None:
+        raise DuplicateDocumentError("stored already")
+
+    monkeypatch.setattr(ws.store, "insert", refuse)
+    f = tmp_path / "tower.txt"
+    f.write_text(TEXT)
+    (res,) = ws.add([f])
+    assert res.status == "failed" and res.error is not None and "add it again" in (res.error.hint or "")

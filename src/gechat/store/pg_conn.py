@@ -84,16 +84,30 @@ def connect(url: str, schema: str | None) -> PgConnection:
                          ) from None
     conn = PgConnection(raw)
     try:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        _create(conn, "CREATE EXTENSION IF NOT EXISTS vector")
     except psycopg.Error as e:
         raw.close()
         raise StoreError(f"PostgreSQL at {redact(url)} has no pgvector extension: {str(e).strip().splitlines()[0]}",
                          hint="install pgvector on the server (or use the pgserver package), "
                               "or have an administrator run CREATE EXTENSION vector") from None
     if schema is not None:
-        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        try:
+            _create(conn, f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        except psycopg.Error as e:
+            raw.close()
+            raise StoreError(f"cannot make schema {schema} at {redact(url)}: {str(e).strip().splitlines()[0]}",
+                             hint="the store URL's user needs CREATE on the database") from None
         conn.execute(f'SET search_path TO "{schema}", public')
     return conn
+
+
+def _create(conn: PgConnection, sql: str) -> None:
+    """One ``CREATE ... IF NOT EXISTS``, one connection at a time: run by two at once (Ray
+    workers opening a new workspace), the second fails on the catalog's unique index instead
+    of finding what the first made. The advisory lock lasts until the statement commits."""
+    with conn.lock, conn.raw.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('gechat: create'))")
+        conn.execute(sql)
 
 
 def migrate(conn: PgConnection, schema: str, scripts: list[str]) -> None:
