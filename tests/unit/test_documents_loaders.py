@@ -255,6 +255,22 @@ def test_pdf_two_columns_read_column_by_column(tmp_path: Path) -> None:
     assert len(sents) == 24 and all(s.endswith("reads on.") for s in sents)
 
 
+def test_pdf_three_columns_under_a_block_across_two_of_them(tmp_path: Path) -> None:
+    """A Federal Register page: a table row at the top runs across two of three columns; it
+    must not merge them into one, or every line of the page is read across all three."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_textbox(pymupdf.Rect(45, 60, 330, 90), "Stabilizer wiring change takes up to seventy nine "
+                        "work hours at the hourly labor rate for each airplane", fontsize=9)
+    for name, x0 in (("Alpha", 45), ("Beta", 222), ("Gamma", 399)):
+        text = " ".join(f"{name} column sentence {i} reads on." for i in range(12))
+        page.insert_textbox(pymupdf.Rect(x0, 120, x0 + 168, 700), text, fontsize=9)
+    text = load_document(save_pdf(doc, tmp_path / "register.pdf")).text
+    assert text.index("Alpha column sentence 11") < text.index("Beta column sentence 0")
+    assert text.index("Beta column sentence 11") < text.index("Gamma column sentence 0")
+    assert "Alpha column sentence 1 reads on. Alpha column sentence 2" in text
+
+
 def test_pdf_table_rows_are_blocks(tmp_path: Path) -> None:
     rows = [(72, 100, "Revenue rose in the year, as the table below shows.")]
     for k, (label, a, b) in enumerate([("Net sales", "1,234", "1,100"),

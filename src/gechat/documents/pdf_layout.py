@@ -274,10 +274,11 @@ def _columns(blocks: list[list[Line]], width: float) -> list[tuple[float, float]
             spans.append((x0, x1, len(words)))
     clusters: list[list[float]] = []  # [x0, x1, words]
     # Big paragraphs first, so they define the columns; a block joins a column only when
-    # it lies mostly inside it, so one centred block cannot chain two columns into one.
+    # it lies mostly (4/5) inside it, so one centred block, or a table row across two of
+    # three columns, cannot chain two columns into one.
     for x0, x1, n in sorted(spans, key=lambda s: -s[2]):
         best = max(clusters, default=None, key=lambda c: min(c[1], x1) - max(c[0], x0))
-        if best is not None and min(best[1], x1) - max(best[0], x0) > 0.5 * (x1 - x0):
+        if best is not None and min(best[1], x1) - max(best[0], x0) > 0.8 * (x1 - x0):
             best[0], best[1], best[2] = min(best[0], x0), max(best[1], x1), best[2] + n
         else:
             clusters.append([x0, x1, n])
