@@ -99,6 +99,18 @@ def test_sized_headings_need_larger_type_few_words_and_no_sentence_end() -> None
     assert [h.text for h in got] == ["Big Title"]
 
 
+def test_formulas_page_labels_and_addresses_in_large_type_are_no_headings() -> None:
+    parts = ["2.10 Boeing 401(k)", "|N1 \u222a N2|", "B-2", "{kylel, lucyw}@allenai.org", "See www.sec.gov",
+             "2.24 DCP"]
+    text, short, pos = "", [], 0
+    for p in parts:
+        short.append(Block(pos, pos + len(p), 14.0, len(p.split())))
+        text += p + "\n\n"
+        pos = len(text)
+    got = sized_headings(text, short, [(10.0, 500)])
+    assert [h.text for h in got] == ["2.10 Boeing 401(k)", "2.24 DCP"]
+
+
 def test_outline_entries_not_in_the_text_are_left_out() -> None:
     text = "Intro\nSome text.\nResults   of the year\nMore."
     pages = [PageInfo(number=1, start=0, end=len(text))]

@@ -57,6 +57,10 @@ class Block(NamedTuple):
 MAX_HEADING_WORDS = 14
 HEADING_SIZE = 1.15  # a heading's type is at least this much larger than the body's
 _ENDS_SENTENCE = re.compile(r"[.:;,]\s*$")
+# Type set large that is no heading: a formula ("|N1 ∪ N2|") or page label ("B-2") has no
+# word of three letters; an author's e-mail or a web address is no section's name.
+_A_WORD = re.compile(r"[^\W\d_]{3}")
+_ADDRESS = re.compile(r"@\w|://|\bwww\.")
 
 
 def sized_headings(text: str, short: Sequence[Block], body: Sequence[tuple[float, int]]) -> list[Heading]:
@@ -69,7 +73,7 @@ def sized_headings(text: str, short: Sequence[Block], body: Sequence[tuple[float
         return []
     found: list[Heading] = []
     titled = [b for b in short if 0 < b.words <= MAX_HEADING_WORDS and not _ENDS_SENTENCE.search(text, b.start, b.end)
-              and any(c.isalpha() for c in text[b.start:b.end])]
+              and _A_WORD.search(text, b.start, b.end) and not _ADDRESS.search(text, b.start, b.end)]
     sized = [b for b in titled if b.size >= HEADING_SIZE * body_size]
     sizes = sorted({round(b.size * 2) / 2 for b in sized}, reverse=True)  # half a point apart is one size
     level = {s: min(i + 1, 5) for i, s in enumerate(sizes)}
