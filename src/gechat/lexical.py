@@ -29,10 +29,11 @@ def content_keys(text: str) -> frozenset[str]:
     """Content words cut to a 5-letter key after a plural s: "director" and "directed" share
     "direc", "nodes" and "node" share "node". A loose match errs towards overlap, the safe
     side for the checks that use it. Memoised: a candidate sentence is checked in every set it
-    joins and again for every claim."""
-    keys = set()
+    joins and again for every claim. A number is one key, whole ("81.1", "1,844" as "1844"):
+    cut at its points, "81.1 million" would share "1" with a list's "1)"."""
+    keys = {_number_key(m) for m in _NUMBER.findall(text)}
     for w in words(text):
-        if w in STOPWORDS or w.endswith("n't"):
+        if w in STOPWORDS or w.endswith("n't") or w.isdigit():
             continue
         if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
             w = w[:-1]

@@ -302,3 +302,32 @@ def test_contra_overlap_ignores_contradictions_by_unrelated_text() -> None:
     blue = [ClaimInput(text="Beta was built in 1985.", source="thought")]
     (claim,) = selector(related, contra_overlap=True).select(blue, p)
     assert claim.verdict == "contradicted" and claim.evidence[0].text == s[2]
+
+
+class Notation(Scripted):
+    """Entails only when the claim writes the value as the premise does, as the packaged model
+    did with "81.1M" against "81.1 million" (0.15 against 0.92)."""
+
+    def score(self, premises: Sequence[str], hypothesis: str) -> npt.NDArray[np.float32]:
+        self.calls += len(premises)
+        rows = [[0.0, 0.1, 0.9] if "81.1M papers" in p and "81.1M papers" in hypothesis else [0.05, 0.9, 0.05]
+                for p in premises]
+        return np.asarray(rows, dtype=np.float32)
+
+
+def test_the_model_reads_the_claims_value_as_the_sentence_writes_it() -> None:
+    p = EvidencePool.from_texts(["The corpus is large. The corpus consists of 81.1M papers."])
+    claims = [ClaimInput(text="The corpus consists of 81.1 million papers.", source="answer"),
+              ClaimInput(text="The corpus consists of 81.2 million papers.", source="answer")]
+    right, wrong = selector(Notation({})).select(claims, p)
+    assert right.verdict == "supported" and right.evidence[0].text == "The corpus consists of 81.1M papers."
+    assert wrong.verdict != "supported"  # another value is never rewritten into the sentence's
+
+
+def test_a_list_number_is_no_part_of_a_decimal() -> None:
+    claim = content_keys("The corpus consists of 81.1 million papers.")
+    assert "81.1" in claim and "1" not in claim
+    assert not contributes(claim, [Sentence(id=1, doc_id=1, chunk_id=1, ord=0, page=1, start=0, end=30,
+                                            text="1) Process the PDFs of each paper."),
+                                   Sentence(id=2, doc_id=1, chunk_id=1, ord=1, page=1, start=31, end=70,
+                                            text="The corpus consists of 81.1M papers.")])

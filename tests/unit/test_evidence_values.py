@@ -186,3 +186,17 @@ def test_a_claim_against_its_years_column_of_a_table_row_is_contradicted() -> No
         step.run([ok], ctx)
     assert ok.verdict is None
     assert st.evidence[0].text == ROW  # the row is shown whole, verbatim
+
+
+def test_a_claims_value_is_written_as_the_premise_writes_the_very_same_value() -> None:
+    from gechat.evidence.values import in_its_terms
+
+    assert in_its_terms("It has 81.1 million papers.", "It has 81.1M papers.") == "It has 81.1M papers."
+    assert in_its_terms("Revenue was $1.2 billion.", "Revenue was $1,200 million, up from $1,100 million.") \
+        == "Revenue was $1,200 million."
+    assert in_its_terms("Margin was 12.5% in 2022.", "Margin rose to 12.50% in 2022.") == "Margin was 12.50% in 2022."
+    # not rewritten: a value that agrees only by rounding or a hedge, another kind, a year
+    assert in_its_terms("Revenue was $32.8 billion.", "Revenue | 2022: 32,765 (in millions)") \
+        == "Revenue was $32.8 billion."
+    assert in_its_terms("about 280 million nodes", "more than 281M nodes") == "about 280 million nodes"
+    assert in_its_terms("It opened in 2019.", "It opened in 2,019 days.") == "It opened in 2019."

@@ -23,7 +23,7 @@ class NliScores:
             texts = [s.text for s in cands]
             # read under the headings it needs; the length penalty is the sentence's own
             read = [in_context(claim, s.text, s.context, ctx.headings)[0] for s in cands]
-            probs = np.asarray(ctx.scorer.score(read, claim.text), dtype=np.float32)
+            probs = ctx.score(read, claim.text)
             f = ctx.objective(probs[:, ENTAILMENT], texts)
             # F is maximised over the sentences that entail the claim when there are any, so
             # a short sentence that does not support the claim never beats one that does.
@@ -32,3 +32,4 @@ class NliScores:
             state.probs, state.f = probs, f
             state.evidence = [ctx.evidence(claim, [cands[best]], probs[best], float(f[best]))]
             state.passes = bool(entails[best])
+

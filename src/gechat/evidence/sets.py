@@ -103,7 +103,7 @@ class SentenceSets:
             if not fresh:
                 break
             batch = [text(c) for c in fresh]
-            p = np.asarray(ctx.scorer.score(batch, claim.text), dtype=np.float32)
+            p = ctx.score(batch, claim.text)
             f = ctx.objective(p[:, ENTAILMENT], [ctx.passage(ordered(c)) for c in fresh])  # headings cost nothing
             scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
             if float(p[:, ENTAILMENT].max()) <= best_p:
@@ -132,7 +132,7 @@ class SentenceSets:
         rests = [ids - {x} for x in ids]
         todo = [r for r in rests if not (len(r) == 1 and next(iter(r)) in single) and r not in scored]
         if todo:
-            p = np.asarray(ctx.scorer.score([text(r) for r in todo], state.claim.text), dtype=np.float32)
+            p = ctx.score([text(r) for r in todo], state.claim.text)
             scored.update({r: (p[k], 0.0) for k, r in enumerate(todo)})
         for rest in rests:
             p_rest = single[next(iter(rest))] if len(rest) == 1 and next(iter(rest)) in single \

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.lengths import LenNorm
-from gechat.evidence.values import agreeing_keys, another_period
+from gechat.evidence.values import agreeing_keys, another_period, in_its_terms
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
@@ -69,6 +69,17 @@ class EvidenceContext:
         pen = np.asarray(self.len_norm(texts, self.len_ref), dtype=np.float64)
         return self.alpha * p_entail.astype(np.float64) - self.beta * pen
 
+    def score(self, premises: list[str], claim: str) -> npt.NDArray[np.float32]:
+        """P(entail, neutral, contradict) of each premise against the claim, the claim's values
+        written as that premise writes them (``values.in_its_terms``); one batch per wording."""
+        worded: dict[str, list[int]] = {}
+        for i, p in enumerate(premises):
+            worded.setdefault(in_its_terms(claim, p), []).append(i)
+        probs = np.zeros((len(premises), 3), dtype=np.float32)
+        for hypothesis, rows in worded.items():
+            probs[rows] = np.asarray(self.scorer.score([premises[i] for i in rows], hypothesis), dtype=np.float32)
+        return probs
+
     def covers(self, claim: ClaimInput, text: str) -> bool:
         """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value
         stated in another form ("1,200 million" for "$1.2 billion") counts."""
@@ -104,7 +115,7 @@ class EvidenceContext:
         span per run of consecutive sentences, each with the passage's joint score."""
         chosen = in_order(sents)
         text = self.passage(chosen, claim)
-        p = np.asarray(self.scorer.score([text], claim.text), dtype=np.float32)[0]
+        p = self.score([text], claim.text)[0]
         f = float(self.objective(p[None, ENTAILMENT], [self.passage(chosen)])[0])
         return [self.evidence(claim, run, p, f) for run in runs(chosen)]
 

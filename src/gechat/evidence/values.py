@@ -177,6 +177,27 @@ def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
     return frozenset(q.key for q in quantities(claim) if q.kind != "year" and any(agree(q, s) for s in found))
 
 
+def in_its_terms(claim: str, premise: str) -> str:
+    """``claim`` with each value written as ``premise`` writes the very same value ("81.1
+    million papers" as "81.1M papers" beside "consists of 81.1M papers"; "$1.2 billion" as
+    "$1,200 million"), so the entailment model judges what is said of the value, not its
+    notation: it read "81.1M" and "81.1 million" as different (0.15 against 0.92). Only
+    equal values of one kind are rewritten, never ones that agree by rounding or a hedge."""
+    found = [q for _, _, q in located(premise) if q.kind != "year"]
+    if not found:
+        return claim
+    parts, pos = [], 0
+    for start, end, q in located(claim):
+        same = next((s for s in found if s.kind == q.kind and s.text != q.text
+                     and abs(s.value - q.value) <= 1e-9 * abs(q.value)), None)
+        if same is not None and q.kind != "year":
+            start += len(claim[start:end]) - len(claim[start:end].lstrip(" \t"))
+            end = start + len(claim[start:end].strip(" \t"))
+            parts += [claim[pos:start], same.text]
+            pos = end
+    return "".join(parts) + claim[pos:] if parts else claim
+
+
 # a year as a period's name, glued to a prefix or not ("2018", "FY2018", "fiscal 2018"); linear:
 # one fixed-width match tried once per position
 _YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
