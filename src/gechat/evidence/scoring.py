@@ -32,4 +32,3 @@ class NliScores:
             state.probs, state.f = probs, f
             state.evidence = [ctx.evidence(claim, [cands[best]], probs[best], float(f[best]))]
             state.passes = bool(entails[best])
-

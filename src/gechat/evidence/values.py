@@ -187,14 +187,13 @@ def in_its_terms(claim: str, premise: str) -> str:
     if not found:
         return claim
     parts, pos = [], 0
-    for start, end, q in located(claim):
+    for start, _, q in located(claim):
         same = next((s for s in found if s.kind == q.kind and s.text != q.text
                      and abs(s.value - q.value) <= 1e-9 * abs(q.value)), None)
-        if same is not None and q.kind != "year":
-            start += len(claim[start:end]) - len(claim[start:end].lstrip(" \t"))
-            end = start + len(claim[start:end].strip(" \t"))
+        if same is not None:
+            start = claim.index(q.text, start)  # the match may open with a space
             parts += [claim[pos:start], same.text]
-            pos = end
+            pos = start + len(q.text)
     return "".join(parts) + claim[pos:] if parts else claim
 
 

@@ -104,11 +104,10 @@ class PostgresStore(SqlStore):
 
         try:
             return super().insert(doc)
-        except psycopg.errors.UniqueViolation as e:
-            if e.diag.table_name == "documents":  # a writer elsewhere committed the same file meanwhile
-                raise DuplicateDocumentError(f"{doc.path} is stored already (sha256 {doc.sha256[:12]})") from None
-            raise StoreError(f"{doc.path}: not stored: {str(e).strip().splitlines()[0]}") from None
         except psycopg.Error as e:
+            if isinstance(e, psycopg.errors.UniqueViolation) and e.diag.table_name == "documents":
+                # a writer elsewhere committed the same file meanwhile
+                raise DuplicateDocumentError(f"{doc.path} is stored already (sha256 {doc.sha256[:12]})") from None
             raise StoreError(f"{doc.path}: not stored: {str(e).strip().splitlines()[0]}",
                              hint="nothing of it was written; add it again") from None
 
