@@ -7,6 +7,12 @@ for these. Anything else that escapes is a bug.
 from __future__ import annotations
 
 
+def first_line(e: BaseException) -> str:
+    """What a library's error says, in the one line a message has room for."""
+    lines = str(e).strip().splitlines()
+    return lines[0] if lines else type(e).__name__
+
+
 class GechatError(Exception):
     """Base class: an error with a hint on what to do about it."""
 

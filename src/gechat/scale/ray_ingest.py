@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gechat.errors import ConfigError, GechatError
+from gechat.errors import ConfigError, GechatError, first_line
 from gechat.pipeline import AddResult, Workspace
 from gechat.settings import Settings
 from gechat.store.registry import scheme
@@ -97,7 +97,7 @@ def add_with_ray(folder: Path, settings: Settings, files: Sequence[Path], addres
                     res = _result(ray.get(ref))
                 except ray.exceptions.RayError as e:  # the worker died on every try, or the task raised
                     res = AddResult(path=str(files[i]), status="failed", error=GechatError(
-                        f"{files[i]}: the Ray task failed: {str(e).strip().splitlines()[0]}",
+                        f"{files[i]}: the Ray task failed: {first_line(e)}",
                         hint=f"retried {settings.ray_retries} times; nothing of it is stored half-way"))
                 results[i] = res
                 if on_done is not None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from gechat.errors import StoreError
+from gechat.errors import StoreError, first_line
 
 SCHEMES = ("postgresql", "postgres")
 
@@ -79,7 +79,7 @@ def connect(url: str, schema: str | None) -> PgConnection:
     try:
         raw = psycopg.connect(url, autocommit=True, connect_timeout=10)
     except psycopg.Error as e:
-        raise StoreError(f"cannot connect to PostgreSQL at {redact(url)}: {str(e).strip().splitlines()[0]}",
+        raise StoreError(f"cannot connect to PostgreSQL at {redact(url)}: {first_line(e)}",
                          hint="check the store URL (store = postgresql://user@host/db) and that the server runs"
                          ) from None
     conn = PgConnection(raw)
@@ -87,7 +87,7 @@ def connect(url: str, schema: str | None) -> PgConnection:
         _create(conn, "CREATE EXTENSION IF NOT EXISTS vector")
     except psycopg.Error as e:
         raw.close()
-        raise StoreError(f"PostgreSQL at {redact(url)} has no pgvector extension: {str(e).strip().splitlines()[0]}",
+        raise StoreError(f"PostgreSQL at {redact(url)} has no pgvector extension: {first_line(e)}",
                          hint="install pgvector on the server (or use the pgserver package), "
                               "or have an administrator run CREATE EXTENSION vector") from None
     if schema is not None:
@@ -95,7 +95,7 @@ def connect(url: str, schema: str | None) -> PgConnection:
             _create(conn, f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         except psycopg.Error as e:
             raw.close()
-            raise StoreError(f"cannot make schema {schema} at {redact(url)}: {str(e).strip().splitlines()[0]}",
+            raise StoreError(f"cannot make schema {schema} at {redact(url)}: {first_line(e)}",
                              hint="the store URL's user needs CREATE on the database") from None
         conn.execute(f'SET search_path TO "{schema}", public')
     return conn

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from gechat.errors import DuplicateDocumentError, StoreError
+from gechat.errors import DuplicateDocumentError, StoreError, first_line
 from gechat.store.base import Connection, NewDocument, Vectors
 from gechat.store.lexical import query_words
 from gechat.store.pg_conn import PgConnection, connect, migrate, redact, schema_name
@@ -55,7 +55,7 @@ class PostgresStore(SqlStore):
             migrate(conn, self.schema, MIGRATIONS)
         except psycopg.Error as e:
             conn.close()
-            raise StoreError(f"cannot set up workspace tables in {self.where}: {str(e).strip().splitlines()[0]}",
+            raise StoreError(f"cannot set up workspace tables in {self.where}: {first_line(e)}",
                              hint="the store URL's user needs CREATE on the database") from None
         self._conn: PgConnection = conn
         super().__init__(conn, conn.lock, description_chars)
@@ -108,7 +108,7 @@ class PostgresStore(SqlStore):
             if isinstance(e, psycopg.errors.UniqueViolation) and e.diag.table_name == "documents":
                 # a writer elsewhere committed the same file meanwhile
                 raise DuplicateDocumentError(f"{doc.path} is stored already (sha256 {doc.sha256[:12]})") from None
-            raise StoreError(f"{doc.path}: not stored: {str(e).strip().splitlines()[0]}",
+            raise StoreError(f"{doc.path}: not stored: {first_line(e)}",
                              hint="nothing of it was written; add it again") from None
 
     # --- vectors ---
