@@ -105,6 +105,34 @@ def test_pdf_table_rows_carry_headers_and_cell_boxes(tmp_path: Path) -> None:
     assert boxed == {"Net", "revenue", "$", "17,606", "15,785"}
 
 
+def test_pdf_header_wider_than_the_first_columns_figures_is_its_header(tmp_path: Path) -> None:
+    # a share-repurchase table: each header is centred over its column and wider than the
+    # figures, so the first one starts left of them (it was taken for the label column's
+    # caption, and "7,138,475" lost its header)
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    headers = [(110, ["", "", "Period"]), (250, ["Total Number", "of Shares", "Purchased"]),
+               (360, ["", "Average Price", "Paid per Share"]), (480, ["Total Number of Shares", "Purchased as Part",
+                                                                    "of the Program"])]
+    for centre, lines in headers:
+        for n, line in enumerate(lines):
+            width = pymupdf.get_text_length(line, fontsize=8)
+            page.insert_text((centre - width / 2, 80 + 10 * n), line, fontsize=8)
+    rows = (("October 2022", "3,558,147", "$ 71.60", "3,558,147"),
+            ("November 2022", "3,580,328", "$ 82.18", "3,580,328"),
+            ("Total quarter", "7,138,475", "$ 76.91", "7,138,475"))
+    for n, (label, *figures) in enumerate(rows):
+        y = 112 + 10 * n
+        page.insert_text((40, y), label, fontsize=8)
+        for right, value in zip((270, 380, 500), figures, strict=True):  # right-aligned under the header
+            page.insert_text((right - pymupdf.get_text_length(value, fontsize=8), y), value, fontsize=8)
+    path = tmp_path / "repurchases.pdf"
+    doc.save(str(path))
+    text = load_document(path).text
+    assert ("Total quarter | Total Number of Shares Purchased: 7,138,475 | Average Price Paid per Share: $ 76.91"
+            " | Total Number of Shares Purchased as Part of the Program: 7,138,475") in text
+
+
 def test_pdf_prose_with_numbers_is_not_a_table(tmp_path: Path) -> None:
     doc = pymupdf.open()
     page = doc.new_page()

@@ -200,3 +200,37 @@ def test_a_claims_value_is_written_as_the_premise_writes_the_very_same_value() -
         == "Revenue was $32.8 billion."
     assert in_its_terms("about 280 million nodes", "more than 281M nodes") == "about 280 million nodes"
     assert in_its_terms("It opened in 2019.", "It opened in 2,019 days.") == "It opened in 2019."
+
+
+REPURCHASES = ("Total fiscal 2023 fourth quarter | Total Number of Shares Purchased: 7,138,475 | "
+               "Average Price Paid per Share: $ 76.91 | Approximate Dollar Value of Shares that May Yet Be "
+               "Purchased Under the Program: $ 4,125,000,000")
+
+
+def test_a_figure_in_a_column_that_counts_things_is_no_amount() -> None:
+    from gechat.evidence.values import mistyped, stated
+
+    assert [q.kind for q in stated(REPURCHASES)] == ["count", "money", "money"]
+    assert mistyped("Best Buy's revenue in fiscal 2023 was $7,138,475.", REPURCHASES) == ["$7,138,475"]
+    assert not mistyped("Best Buy bought back 7,138,475 shares in the quarter.", REPURCHASES)
+    assert not mistyped("The average price paid was $76.91.", REPURCHASES)  # the price column is money
+    # the same digits written as an amount elsewhere in the text, or a column of amounts
+    assert not mistyped("Revenue was $7,138,475.", "Amount paid: $7,138,475 for 7,138,475 shares.")
+    amounts = "Balance | Ordinary Shares Amount: 16 | Treasury Shares Number of Shares: 7"
+    assert [q.kind for q in stated(amounts)] == ["number", "count"]
+    assert not mistyped("The ordinary shares amounted to $16 million.", amounts)
+    assert mistyped("The treasury shares were worth $7 million.", amounts) == ["$7 million"]
+
+
+def test_a_claims_amount_read_in_a_count_column_does_not_pass_whatever_the_model_says() -> None:
+    claim = ClaimInput(text="Revenue in fiscal 2023 was $7,138,475.", source="answer")
+    ctx = context(Scripted({REPURCHASES: (0.93, 0.02)}), coverage="facts")
+    assert not ctx.covers(claim, REPURCHASES)
+    assert ctx.missing(claim, REPURCHASES) == ["$7,138,475"]
+    ctx.pool = EvidencePool.from_texts([REPURCHASES])
+    st = ClaimState(claim=claim)
+    for step in (Candidates(60), NliScores()):
+        step.run([st], ctx)
+    assert not st.passes
+    shares = ClaimInput(text="The company repurchased 7,138,475 shares in fiscal 2023.", source="answer")
+    assert ctx.covers(shares, REPURCHASES)

@@ -230,9 +230,12 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
     unit = ""
     for cells in above:
         for cell in cells:
-            if cell.x0 < label_x1 - 2:  # the label column: a caption, or the table's unit
+            if cell.x0 < label_x1 - 2:  # it starts in the label column: a caption, or the table's unit
                 unit = unit or unit_of(cell.text)
-                continue
+                # a header centred over the first column starts left of its figures when it is
+                # wider than they are ("Total Number of Shares Purchased" over "7,138,475")
+                if (cell.x0 + cell.x1) / 2 < label_x1:
+                    continue
             hit = [n for n, col in enumerate(columns) if cell.x0 <= col.x1 + 2 and cell.x1 >= col.x0 - 2]
             # a header spanning every column ("Years ended December 31") tells no column apart
             if hit and (len(hit) < len(columns) or len(columns) == 1):

@@ -131,7 +131,7 @@ def _operands(state: ClaimState, top: int, topic: frozenset[str]) -> list[Operan
             if not cell.head:  # a column with no header: which period it is stays unknown
                 continue
             for q in quantities(cell.value):
-                if q.kind in ("money", "number", "percent"):
+                if q.kind in ("money", "number", "count", "percent"):
                     out.append(Operand(int(i), label, cell.head, cell.periods, q))
     return out
 

@@ -14,14 +14,14 @@ value a sentence states for the same thing is contradicted (``gechat.evidence.co
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from gechat.documents.tables import SEPARATOR, row_label
 from gechat.lexical import number_keys
 
-Kind = Literal["money", "percent", "number", "year"]
+Kind = Literal["money", "percent", "number", "count", "year"]
 
 # A number as written: "1,234.5", "0.125", "32.8"; an optional currency sign before it, a
 # scale word or letter and a percent sign after it, a parenthesis around it for a negative.
@@ -40,6 +40,10 @@ _ABOUT = ("about", "approximately", "approx.", "around", "roughly", "nearly", "a
 _MORE = ("more than", "over", "above", "at least", "exceeding", "exceeds", "exceeded", "in excess of", "upwards of")
 _LESS = ("less than", "under", "below", "at most", "up to", "fewer than")
 LOOSE = 0.10  # a hedged value agrees within 10%
+# a table column that counts things ("Total Number of Shares Purchased", "Treasury Stock
+# Shares"), unless it says it holds an amount ("Ordinary Shares Amount", "Price Paid per Share")
+_COUNT_HEAD = re.compile(r"(?i)\b(?:number of|shares|employees|headcount)\b")
+_AMOUNT_HEAD = re.compile(r"(?i)\b(?:amount|price|value|cost|paid|dollars?|per share)\b|[$€£¥]")
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,7 @@ def comparable(a: Quantity, b: Quantity) -> bool:
     if "year" in (a.kind, b.kind):
         return False
     kinds = {a.kind, b.kind}
-    return len(kinds) == 1 or kinds in ({"money", "number"}, {"percent", "number"})
+    return len(kinds) == 1 or kinds in ({"money", "number"}, {"percent", "number"}, {"count", "number"})
 
 
 def agree(claim: Quantity, source: Quantity) -> bool:
@@ -166,9 +170,26 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
 
 
 def stated(text: str) -> tuple[Quantity, ...]:
-    """The values ``text`` states; a table row's in the unit its table gives them."""
+    """The values ``text`` states; a table row's in the unit its table gives them, a bare
+    figure in a column that counts things as a count."""
     cells = row_cells(text)
-    return tuple(q for c in cells for q in quantities(c.value)) if cells else quantities(text)
+    if not cells:
+        return quantities(text)
+    return tuple(replace(q, kind="count") if q.kind == "number" and _counts(c.head) else q
+                 for c in cells for q in quantities(c.value))
+
+
+def _counts(head: str) -> bool:
+    return bool(_COUNT_HEAD.search(head)) and not _AMOUNT_HEAD.search(head)
+
+
+def mistyped(claim: str, evidence: str) -> list[str]:
+    """The claim's amounts and percentages that ``evidence`` writes with the same digits only
+    as counts of things: "$7,138,475" of revenue is not "Total Number of Shares Purchased:
+    7,138,475", though the digits match and the entailment model reads them as the same."""
+    found = stated(evidence)
+    return [q.text for q in quantities(claim) if q.kind in ("money", "percent")
+            and (same := [s for s in found if s.key == q.key]) and all(s.kind == "count" for s in same)]
 
 
 def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
