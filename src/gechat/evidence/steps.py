@@ -20,6 +20,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.lengths import LenNorm
+from gechat.evidence.rows import unbound
 from gechat.evidence.values import agreeing_keys, another_period, in_its_terms, mistyped
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
@@ -86,20 +87,23 @@ class EvidenceContext:
         keys = uncovered(claim.text, text, given=claim.given, mode=self.coverage)
         if keys and keys - agreeing_keys(claim.text, text):
             return False
-        # the claim's value stated for another year, or as a count of things, is not its
-        # evidence, even where the year came from the question
+        # the claim's value stated for another year, as a count of things, or in a table row
+        # about another quantity is not its evidence, even where the year came from the question
         return self.coverage == "off" or not (mistyped(claim.answer(), text) or another_period(
-            claim.text, text, answer=claim.answer(), given=claim.given))
+            claim.text, text, answer=claim.answer(), given=claim.given) or self._unbound(claim, text))
+
+    def _unbound(self, claim: ClaimInput, text: str) -> list[str]:
+        return unbound(claim.text, text, answer=claim.answer(), given=claim.given, embedder=self.embedder)
 
     def missing(self, claim: ClaimInput, text: str) -> list[str]:
         """The claim's names and numbers that ``text`` lacks, as the claim writes them (its
         years too, where ``text`` states its value for other years; an amount it states
-        only as a count of things)."""
+        only as a count of things; the words of the quantity a table row does not name)."""
         agreed = agreeing_keys(claim.text, text)
         lacking = [w for w in missing_words(claim.text, text, given=claim.given, mode=self.coverage)
                    if not (number_keys(w) and number_keys(w) <= agreed)]
         if self.coverage != "off":
-            lacking += [v for v in mistyped(claim.answer(), text) if v not in lacking]
+            lacking += [v for v in mistyped(claim.answer(), text) + self._unbound(claim, text) if v not in lacking]
             lacking += sorted(another_period(claim.text, text, answer=claim.answer(), given=claim.given) - set(lacking))
         return lacking
 

@@ -1,0 +1,83 @@
+"""A claim's value found in a table row is evidence only for the quantity the row names.
+
+The packaged entailment model reads a table row by its digits: "Best Buy Co., Inc. |
+February 3, 2018: $ 100.00 | ..." (a stock-performance index) entailed "Best Buy reported
+revenue of $100.00 for February 3, 2018" at 0.93, and "S&P 500 | ..." a claim about gross
+margins. A row that states the claim's value is held to name what the claim says the value is:
+a word of the claim's quantity in the row's label or in the header of the value's column, or
+a label close to it in meaning ("Net sales" for "revenue": embedding cosine at least
+``CLOSE``). Names, numbers, periods and totals are not a quantity. A row whose label names
+nothing but a period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its
+table's title, out of reach here, and is left to the other checks; so is a claim that names no
+quantity. Paraphrases that share neither words nor meaning in the embedder's eyes ("capital
+expenditure" for "Purchases of property, plant and equipment", cosine 0.30) come out
+unsupported: the safe side, with the row still shown as the closest evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from gechat.documents.tables import row_label
+from gechat.evidence.values import agree, quantities, row_cells
+from gechat.lexical import STOPWORDS, content_keys, fact_keys, number_keys, words
+from gechat.models.embed_base import Embedder
+
+# chosen on hand-made pairs (synonyms 0.44-0.54: "revenue" / "Net sales", "earnings" / "Net
+# income"; other quantities 0.14-0.32: "revenue" / "Best Buy Co., Inc.", "gross margin" /
+# "S&P 500"); no benchmark row was read
+CLOSE = 0.40
+# periods, totals, scale and reporting words name no quantity ("the excerpt states", "the
+# table shows"); "net" neither ("Net income" is not "net cash provided by operating activities")
+_PLAIN = content_keys("fiscal year years quarter quarters month months period periods ended ending annual "
+                      "total totals first second third fourth january february march april may june july "
+                      "august september october november december amount value figure company reported net "
+                      "approximately about thousand thousands million millions billion billions dollars usd "
+                      "percent excerpt excerpts states stated shows shown table document according same")
+# a run of capitalised words, or one with a possessive, is a name even where it opens the
+# sentence ("Best Buy's revenue", "Amazon's revenue")
+# (linear: a match starts only at a word's start, every run is possessive)
+_RUN = re.compile(r"(?<![\w'&.-])[A-Z](?:[\w'&.-]*+(?:\s++[A-Z][\w'&.-]*+)++|[\w&.-]*+'s\b)")
+
+
+def quantity_words(text: str) -> list[str]:
+    """The words of ``text`` that say what a value is: not names, numbers, periods or totals."""
+    names = fact_keys(text).union(*(content_keys(m.group()) for m in _RUN.finditer(text)))
+    out = []
+    for w in words(text):
+        keys = content_keys(w)
+        if w not in STOPWORDS and keys and not keys & (names | _PLAIN) and not number_keys(w) and w not in out:
+            out.append(w)
+    return out
+
+
+def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
+            embedder: Embedder | None = None) -> list[str]:
+    """The words of the claim's quantity when ``row`` (a canonical table row) states the
+    claim's value (of ``answer``, what the claim adds to its question ``given``) under a label
+    and column header that name none of them, in words or (with ``embedder``) in meaning; []
+    otherwise, and for any other text."""
+    cells = row_cells(row)
+    asked = number_keys(given)
+    values = [q for q in quantities(claim if answer is None else answer) if q.kind != "year" and q.key not in asked]
+    heads = [c.head for c in cells if any(agree(v, f) for v in values for f in quantities(c.value))]
+    if not heads:  # not a table row, or not the claim's value
+        return []
+    label = row_label(row) or ""
+    wanted = quantity_words(claim)
+    if not wanted or not content_keys(label) - _PLAIN - number_keys(label):
+        return []
+    described = " ".join([label, *heads]).strip()
+    if content_keys(" ".join(wanted)) & content_keys(described):
+        return []
+    if embedder is not None and _cosine(embedder, " ".join(wanted), described) >= CLOSE:
+        return []
+    return wanted
+
+
+def _cosine(embedder: Embedder, a: str, b: str) -> float:
+    # reached only for a row that states the claim's value and shares no word with it: rare
+    va, vb = embedder.embed([a, b])
+    return float(np.dot(va, vb))

@@ -1,0 +1,79 @@
+"""A table row that states a claim's value is its evidence only when it names the claim's
+quantity: in words, or close in meaning by the embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.rows import quantity_words, unbound
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.steps import ClaimState
+from tests.unit.test_evidence_objective import Scripted, context
+
+STOCK = "Best Buy Co., Inc. | February 3, 2018: $ 100.00 | February 2, 2019: $ 84.25"
+SALES = "Total net sales | 2017: $ 177,866 | 2016: $ 135,987 (in millions)"
+REVENUE = "Revenue | 2023: $ 46,298 | 2022: $ 51,761 (in millions)"
+
+
+class Close:
+    """An embedder that puts the texts of ``pairs`` at cosine 1, every other pair at 0."""
+
+    name, dim = "close", 64
+
+    def __init__(self, *pairs: tuple[str, str]) -> None:
+        self.slot = {t: n for n, pair in enumerate(pairs) for t in pair}
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, t in enumerate(texts):
+            out[row, self.slot.get(t, self.dim - 1 - row)] = 1.0
+        return out
+
+
+def test_the_words_of_a_quantity_leave_out_names_numbers_periods_and_totals() -> None:
+    assert quantity_words("Best Buy's revenue in fiscal 2023 was $46,298 million.") == ["revenue"]
+    assert quantity_words("Amazon's total net sales for the year 2017 were $177,866 million.") == ["sales"]
+    assert quantity_words("Revenue was $5 million.") == ["revenue"]
+    assert quantity_words("3M had 93,516 employees.") == ["employees"]
+
+
+def test_a_row_about_another_quantity_does_not_hold_the_claims_value() -> None:
+    # a stock-performance index is no revenue, whatever the digits
+    assert unbound("Best Buy Co., Inc. reported revenue of $100.00 for February 3, 2018.", STOCK) == ["revenue"]
+    # the row's label names the quantity, or the value's column does
+    assert not unbound("Best Buy's revenue in fiscal 2023 was $46,298 million.", REVENUE)
+    assert not unbound("Its 2023 sales were $46,298 million.", "Domestic | Sales 2023: $ 46,298 (in millions)")
+    assert unbound("Its 2023 profit was $46,298 million.", "Domestic | Sales 2023: $ 46,298 (in millions)")
+    # not the claim's value, not a table row, a claim that names no quantity, a row whose
+    # label is a period: other checks decide
+    assert not unbound("Best Buy's revenue in fiscal 2023 was $51,000 million.", STOCK)
+    assert not unbound("Revenue was $100.00.", "Best Buy's stock closed at $100.00.")
+    assert not unbound("Best Buy's was $100.00 on February 3, 2018.", STOCK)
+    assert not unbound("Revenue was $7,138,475.", "Total fiscal 2023 fourth quarter | Shares: 7,138,475")
+
+
+def test_a_label_close_in_meaning_names_the_quantity() -> None:
+    claim = "Amazon's revenue in 2017 was $177,866 million."
+    assert unbound(claim, SALES) == ["revenue"]
+    close = Close(("revenue", "Total net sales 2017"))  # the label and the value's column header
+    assert not unbound(claim, SALES, embedder=close)
+    assert unbound(claim, SALES, embedder=Close(("revenue", "something else"))) == ["revenue"]
+
+
+def test_the_nli_step_does_not_pass_a_row_about_another_quantity_and_names_the_quantity() -> None:
+    claim = ClaimInput(text="Best Buy Co., Inc. reported revenue of $100.00 for February 3, 2018.", source="answer")
+    ctx = context(Scripted({STOCK: (0.93, 0.02)}), coverage="facts")
+    assert not ctx.covers(claim, STOCK)
+    assert "revenue" in ctx.missing(claim, STOCK)
+    ctx.pool = EvidencePool.from_texts([STOCK])
+    st = ClaimState(claim=claim)
+    for step in (Candidates(60), NliScores()):
+        step.run([st], ctx)
+    assert not st.passes
+    off = context(Scripted({STOCK: (0.93, 0.02)}), coverage="off")
+    assert off.covers(claim, STOCK)
