@@ -35,6 +35,18 @@ def test_batches_group_by_tokens_not_characters() -> None:
     assert sorted(i for b in batches(encs, 3) for i in b) == list(range(5))
 
 
+def test_short_texts_go_more_to_a_batch_within_a_padded_size() -> None:
+    names = [Enc([1] * (2 + n % 3)) for n in range(40)]  # entity names: 2-4 tokens
+    sentences = [Enc([1] * 60) for _ in range(6)]
+    grouped = batches(names + sentences, 4, tokens=64)
+    assert sorted(i for b in grouped for i in b) == list(range(46))
+    widths = [max(len((names + sentences)[i].ids) for i in b) for b in grouped]
+    # names fill batches up to 64 padded tokens; long texts keep the batch size
+    assert all(len(b) * w <= 64 or len(b) <= 4 for b, w in zip(grouped, widths, strict=True))
+    assert len(grouped) < len(batches(names + sentences, 4))
+    assert [len(b) for b in grouped] == [21, 16, 4, 4, 1]
+
+
 def test_run_pads_each_batch_to_its_longest_and_masks_the_padding() -> None:
     session = Session()
     model = OnnxModel(session, tokenizer=None, inputs=["input_ids", "attention_mask", "token_type_ids"])

@@ -87,12 +87,14 @@ class OnnxMiniLM:
         *,
         max_tokens: int = 256,
         batch_size: int = 8,  # measured: 8 is ~35% faster than 64 on 2 cores (less padding, cache-sized)
+        batch_tokens: int = 512,  # short texts (entity names) go more to a batch, up to this padded size
         threads: int = 2,
     ) -> None:
         self.model_path = Path(model_path) if model_path else _minilm_model_path()
         self.tokenizer_path = Path(tokenizer_path) if tokenizer_path else _tokenizer_path()
         self.max_tokens = max_tokens
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.threads = threads
         self._model: OnnxModel | None = None
         self._lock = threading.Lock()
@@ -113,7 +115,7 @@ class OnnxMiniLM:
         assert self._model is not None
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         encodings = self._model.encode(texts)
-        for idx in batches(encodings, self.batch_size):
+        for idx in batches(encodings, self.batch_size, self.batch_tokens):
             out[idx] = self._embed_batch([encodings[i] for i in idx])
         return out
 
