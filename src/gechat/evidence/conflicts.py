@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, comparable, narrow, quantities, stated
+from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, stated
 from gechat.lexical import content_keys, fact_keys, number_keys
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
@@ -46,9 +46,7 @@ def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
     claim's value and the sentence's values; the one sharing the most words first. None when
     any sentence about the same thing states the claim's value."""
     claim = state.claim
-    # values the question holds ("3M" in "What was 3M's capex?") say which thing, not its value
-    asked = number_keys(claim.given)
-    values = [q for q in quantities(claim.answer()) if q.kind != "year" and q.key not in asked]
+    values = claimed(claim.answer(), claim.given)
     if not values:
         return None
     years = {q.key for q in quantities(claim.text) if q.kind == "year"}

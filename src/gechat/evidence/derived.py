@@ -30,8 +30,8 @@ import numpy as np
 from gechat.documents.tables import row_label
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, quantities, row_cells, years
-from gechat.lexical import content_keys, number_keys
+from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, years
+from gechat.lexical import content_keys
 
 Op = Literal["ratio", "change", "sum", "difference"]
 # the words that name a computation; general English, read on the claim and its question
@@ -89,9 +89,7 @@ def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] 
     claim = state.claim
     words = f"{claim.given} {claim.text}"
     ops = [op for op, cue in _CUES.items() if cue.search(claim.text)]
-    asked = number_keys(claim.given)
-    targets = [q for q in quantities(claim.answer())
-               if q.kind != "year" and q.key not in asked and _significant(q.text) >= MIN_DIGITS]
+    targets = [q for q in claimed(claim.answer(), claim.given) if _significant(q.text) >= MIN_DIGITS]
     if not ops or not targets:
         return None
     wanted = years(claim.text)

@@ -21,7 +21,7 @@ import re
 import numpy as np
 
 from gechat.documents.tables import row_label
-from gechat.evidence.values import agree, quantities, row_cells
+from gechat.evidence.values import agree, claimed, quantities, row_cells
 from gechat.lexical import STOPWORDS, content_keys, fact_keys, number_keys, words
 from gechat.models.embed_base import Embedder
 
@@ -60,8 +60,7 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     and column header that name none of them, in words or (with ``embedder``) in meaning; []
     otherwise, and for any other text."""
     cells = row_cells(row)
-    asked = number_keys(given)
-    values = [q for q in quantities(claim if answer is None else answer) if q.kind != "year" and q.key not in asked]
+    values = claimed(claim if answer is None else answer, given)
     heads = [c.head for c in cells if any(agree(v, f) for v in values for f in quantities(c.value))]
     if not heads:  # not a table row, or not the claim's value
         return []

@@ -169,6 +169,13 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
     return False
 
 
+def claimed(text: str, given: str = "") -> list[Quantity]:
+    """The values ``text`` states as its own: not years (they say which value), nor numbers
+    of the question ``given`` (they name things: "3M" in "What was 3M's capex?")."""
+    asked = number_keys(given)
+    return [q for q in quantities(text) if q.kind != "year" and q.key not in asked]
+
+
 def stated(text: str) -> tuple[Quantity, ...]:
     """The values ``text`` states; a table row's in the unit its table gives them, a bare
     figure in a column that counts things as a count."""
@@ -288,8 +295,7 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
     wanted, named = years(claim), years(evidence)
     if not wanted or not named:
         return frozenset()
-    asked = number_keys(given)
-    values = [q for q in quantities(claim if answer is None else answer) if q.kind != "year" and q.key not in asked]
+    values = claimed(claim if answer is None else answer, given)
     cells = [c.periods for c in row_cells(evidence) if any(agree(v, f) for v in values for f in quantities(c.value))]
     if cells:  # a table row: the periods are those of the columns stating the value
         return wanted if all(ys and not ys & wanted for ys in cells) else frozenset()
