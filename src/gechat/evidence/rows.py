@@ -21,7 +21,7 @@ import re
 import numpy as np
 
 from gechat.documents.tables import row_label
-from gechat.evidence.values import agree, claimed, quantities, row_cells
+from gechat.evidence.values import claimed, stating
 from gechat.lexical import STOPWORDS, content_keys, fact_keys, number_keys, words
 from gechat.models.embed_base import Embedder
 
@@ -59,9 +59,7 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     claim's value (of ``answer``, what the claim adds to its question ``given``) under a label
     and column header that name none of them, in words or (with ``embedder``) in meaning; []
     otherwise, and for any other text."""
-    cells = row_cells(row)
-    values = claimed(claim if answer is None else answer, given)
-    heads = [c.head for c in cells if any(agree(v, f) for v in values for f in quantities(c.value))]
+    heads = [c.head for c in stating(claimed(claim if answer is None else answer, given), row)]
     if not heads:  # not a table row, or not the claim's value
         return []
     label = row_label(row) or ""

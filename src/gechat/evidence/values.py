@@ -263,6 +263,11 @@ def row_cells(text: str) -> list[Cell]:
     return out
 
 
+def stating(values: list[Quantity], text: str) -> list[Cell]:
+    """The cells of the table row ``text`` that state one of ``values``; [] for any other text."""
+    return [c for c in row_cells(text) if any(agree(v, f) for v in values for f in quantities(c.value))]
+
+
 def _row_unit(text: str) -> str:
     """The table's unit a canonical row ends with ("(Millions)"), or ""."""
     if not text.endswith(")"):
@@ -296,7 +301,7 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
     if not wanted or not named:
         return frozenset()
     values = claimed(claim if answer is None else answer, given)
-    cells = [c.periods for c in row_cells(evidence) if any(agree(v, f) for v in values for f in quantities(c.value))]
+    cells = [c.periods for c in stating(values, evidence)]
     if cells:  # a table row: the periods are those of the columns stating the value
         return wanted if all(ys and not ys & wanted for ys in cells) else frozenset()
     if wanted & named:
