@@ -133,6 +133,41 @@ def test_pdf_header_wider_than_the_first_columns_figures_is_its_header(tmp_path:
             " | Total Number of Shares Purchased as Part of the Program: 7,138,475") in text
 
 
+def _right(page: pymupdf.Page, right: float, y: float, text: str) -> None:
+    page.insert_text((right - pymupdf.get_text_length(text, fontsize=8), y), text, fontsize=8)
+
+
+def test_pdf_statement_headers_above_captions_and_a_second_table(tmp_path: Path) -> None:
+    # a balance sheet: the years sit above "Assets" / "Current assets", a paragraph of two
+    # captions (the rows under them had no header); then a second table with years of its own
+    # in other columns (it took the first table's columns and mixed its headers)
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((40, 60), "Consolidated Balance Sheets", fontsize=8)
+    page.insert_text((40, 72), "(Dollars in millions)", fontsize=8)
+    for right, year in ((430, "2018"), (520, "2017")):
+        _right(page, right, 72, year)
+    page.insert_text((40, 86), "Assets", fontsize=8)
+    page.insert_text((40, 96), "Current assets", fontsize=8)
+    for n, (label, a, b) in enumerate((("Cash and cash equivalents", "$ 2,853", "$ 3,053"),
+                                       ("Total inventories", "4,366", "4,034"))):
+        page.insert_text((48, 108 + 10 * n), label, fontsize=8)
+        _right(page, 430, 108 + 10 * n, a)
+        _right(page, 520, 108 + 10 * n, b)
+    page.insert_text((40, 140), "Provision for income taxes", fontsize=8)
+    for right, year in ((380, "2018"), (450, "2017"), (520, "2016")):
+        _right(page, right, 152, year)
+    for n, (label, *values) in enumerate((("Federal", "698", "1,022", "1,192"), ("State", "109", "59", "75"))):
+        page.insert_text((48, 164 + 10 * n), label, fontsize=8)
+        for right, value in zip((380, 450, 520), values, strict=True):
+            _right(page, right, 164 + 10 * n, value)
+    path = tmp_path / "statement.pdf"
+    doc.save(str(path))
+    text = load_document(path).text
+    assert "Total inventories | 2018: 4,366 | 2017: 4,034 (Dollars in millions)" in text
+    assert "Federal | 2018: 698 | 2017: 1,022 | 2016: 1,192" in text
+
+
 def test_pdf_prose_with_numbers_is_not_a_table(tmp_path: Path) -> None:
     doc = pymupdf.open()
     page = doc.new_page()

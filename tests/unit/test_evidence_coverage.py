@@ -123,3 +123,12 @@ def test_a_fragment_answer_is_checked_as_the_answer_to_the_question() -> None:
     # without a question there is nothing to read it against: kept as written
     assert make_claims(Draft(text="$1,577 million.", thoughts=[], raw=""), from_thoughts=False)[0].text == \
         "$1,577 million."
+
+
+def test_a_numbered_answers_list_mark_is_not_part_of_its_claims() -> None:
+    draft = Draft(text="1. The balance sheet shows $8,738 million.\n2) Net income was $5,349 million.", thoughts=[])
+    assert [c.text for c in make_claims(draft, from_thoughts=False)] == [
+        "The balance sheet shows $8,738 million.", "Net income was $5,349 million."]
+    # a year that opens a sentence stays
+    assert make_claims(Draft(text="2018 was the best year for sales.", thoughts=[]), from_thoughts=False)[0].text == \
+        "2018 was the best year for sales."

@@ -77,3 +77,24 @@ def test_the_nli_step_does_not_pass_a_row_about_another_quantity_and_names_the_q
     assert not st.passes
     off = context(Scripted({STOCK: (0.93, 0.02)}), coverage="off")
     assert off.covers(claim, STOCK)
+
+
+def test_a_row_holds_no_claim_that_states_none_of_its_figures() -> None:
+    from gechat.evidence.rows import figureless
+
+    # the model entailed such claims from a row at 0.3-0.9: it reads a row by its digits
+    ctx = context(Scripted({}), coverage="facts")
+    for text in ("The revenue is expressed in millions, so we need to convert the number.",
+                 "Total net sales is given in the notes to the financial statements."):
+        assert figureless(text, SALES)
+        assert not ctx.covers(ClaimInput(text=text, source="thought"), SALES)
+    assert not figureless("Total net sales were $177,866 million in 2017.", SALES)
+    assert ctx.covers(ClaimInput(text="Total net sales were $177,866 million in 2017.", source="answer"), SALES)
+    # signs aside: a payment is written in parentheses
+    assert not figureless("Cash paid was $25 million.", "Cash paid | Employee Costs: (16) | Costs: (25) ($ in millions)")
+    paid = "Cash paid | Employee Costs: (16) | Costs: (25) ($ in millions)"
+    reversed_ = "Reversal of unused amounts | Employee Costs: (2) | Costs: (2) ($ in millions)"
+    assert not figureless("Cash paid was $25 million and $2 million was reversed.", f"{paid}\n\n{reversed_}")
+    assert figureless("Cash paid was $30 million.", f"{paid}\n\n{reversed_}")
+    # a sentence is no row: left to the other checks
+    assert not figureless("Net sales grew.", "Net sales grew in 2017.")

@@ -11,6 +11,7 @@ from gechat.evidence.conflicts import ValueConflicts
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.steps import ClaimState
 from gechat.evidence.values import agree, agreeing_keys, quantities
+from gechat.evidence.verdict import Verdicts
 from tests.unit.test_evidence_objective import Scripted, context
 
 
@@ -234,3 +235,36 @@ def test_a_claims_amount_read_in_a_count_column_does_not_pass_whatever_the_model
     assert not st.passes
     shares = ClaimInput(text="The company repurchased 7,138,475 shares in fiscal 2023.", source="answer")
     assert ctx.covers(shares, REPURCHASES)
+
+
+ROWS = ("Net income attributable to 3M | 2018: 5,349 | 2017: 4,858 (Dollars in millions, except per share amounts)\n\n"
+        "Net income attributable to 3M basic | 2018: 9.09 | 2017: 8.13 (Dollars in millions, except per share amounts)")
+
+
+def test_a_model_contradiction_beside_a_row_stating_the_claims_value_is_no_verdict() -> None:
+    # the model read the per-share row's digits as contradicting the claim; the row above
+    # states the claim's value for the same quantity and year
+    per_share = ROWS.split("\n\n")[1]
+    ctx = context(Scripted({per_share: (0.05, 0.95)}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([ROWS])
+    st = ClaimState(claim=ClaimInput(text="Net income attributable to 3M for FY2018 was $5,349 million.",
+                                     source="answer"))
+    for step in (Candidates(60), NliScores(), ValueConflicts(), Verdicts()):
+        step.run([st], ctx)
+    assert st.verdict == "unsupported"
+    wrong = ClaimState(claim=ClaimInput(text="Net income attributable to 3M for FY2018 was $6,100 million.",
+                                        source="answer"))
+    for step in (Candidates(60), NliScores(), ValueConflicts(), Verdicts()):
+        step.run([wrong], ctx)
+    assert wrong.verdict == "contradicted"
+
+
+def test_a_tables_unit_names_nothing_the_claim_does_not() -> None:
+    # "(Dollars in millions)" kept every such row from speaking of the claim's quantity
+    st = ClaimState(claim=ClaimInput(text="Net income attributable to 3M in 2018 was $6,100 million.", source="answer"))
+    ctx = context(Scripted({}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([ROWS.split("\n\n")[0]])
+    for step in (Candidates(60), NliScores(), ValueConflicts()):
+        step.run([st], ctx)
+    assert st.verdict == "contradicted"
+    assert st.note == "the claim says $6,100 million; the source says 5,349 million"

@@ -16,6 +16,8 @@ _ABSTAIN = re.compile(
     re.I,
 )
 _MIN_WORDS = 3
+# "3. Net income was ..." in a numbered answer: the list number is no value of the claim
+_LIST_MARK = re.compile(r"^(?:\(?\d{1,2}[.)]|[-*•])\s+(?=\S)")
 # An answer as short as "0.7 billion" or "Chief of Protocol" states nothing on its own: it is
 # checked as the answer to the question, in the form the grounding model was trained on.
 _FRAGMENT_WORDS = 5
@@ -45,6 +47,7 @@ def make_claims(draft: Draft, *, from_thoughts: bool, question: str = "") -> lis
     if from_thoughts:
         parts += [(s, "thought") for t in draft.thoughts for s in split_text(t)]
     for text, source in parts:
+        text = _LIST_MARK.sub("", text)
         key = re.sub(r"\W+", " ", text.lower()).strip()
         if len(key.split()) < _MIN_WORDS or key in seen or is_abstention(text):
             continue

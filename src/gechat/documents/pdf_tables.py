@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from gechat.documents.pdf_layout import Row, Word
-from gechat.documents.tables import MARKER, Part, compose, is_amount, unit_of
+from gechat.documents.tables import MARKER, YEARISH, Part, compose, is_amount, unit_of
 
 _CURRENCY = frozenset("$€£¥")
 _TRAILERS = frozenset(("%", ")", "%)"))
 MAX_HEADER_ROWS = 3
 MIN_DATA_ROWS = 2
+MAX_CAPTION_ROWS = 3
 
 
 @dataclass(slots=True)
@@ -72,9 +73,14 @@ def table_rows(paras: list[list[Row]]) -> dict[int, list[Part[Word]]]:
         if not _is_table(paras[i]):
             i += 1
             continue
-        j = i
-        while j < len(paras) and (_is_table(paras[j]) or (j + 1 < len(paras) and _is_label(paras[j])
+        j, data = i, False
+        while j < len(paras) and (_is_table(paras[j]) or (j + 1 < len(paras) and _is_caption(paras[j])
                                                            and _is_table(paras[j + 1]))):
+            cells = _cells(paras[j][0]) if _is_table(paras[j]) else []
+            figures = _data(cells)
+            if data and not figures and _heading(cells):
+                break  # a row of headers after figures: the next table starts
+            data = data or figures
             j += 1
         rows, before = _rewrite(paras, i, j, before)
         out.update(rows)
@@ -82,15 +88,24 @@ def table_rows(paras: list[list[Row]]) -> dict[int, list[Part[Word]]]:
     return out
 
 
+def _heading(cells: list[_Cell]) -> bool:
+    """A row of column headers: words or years past its first cell ("2018", "December 31,"),
+    not dashes or ratios ("—", "1.4:1")."""
+    return any(any(ch.isalpha() for ch in c.text) or YEARISH.search(c.text) for c in cells[1:])
+
+
 def _is_table(para: list[Row]) -> bool:
     return len(para) == 1 and para[0].table
 
 
-def _is_label(para: list[Row]) -> bool:
-    """A one-row caption inside a table ("Return on invested capital"): words, no figures."""
-    if len(para) != 1:
-        return False
-    words = para[0].words
+def _is_caption(para: list[Row]) -> bool:
+    """Caption rows inside a table ("Assets" over "Current assets"): a few rows, each a label."""
+    return len(para) <= MAX_CAPTION_ROWS and all(_is_label(row) for row in para)
+
+
+def _is_label(row: Row) -> bool:
+    """A row that names a block of a table ("Return on invested capital"): words, no figures."""
+    words = row.words
     wordy = any(ch.isalpha() for w in words for ch in w.text)
     return wordy and len(words) <= 12 and not words[-1].text.endswith(".") and not any(is_amount(w.text) for w in words)
 
@@ -216,36 +231,53 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
     """Fill each column's header from the rows above the first data row (inside the run, or
     up to three one-row paragraphs just before it); return whether any column got one, and the
     table's unit when a header cell names it."""
+    def caption(cells: list[_Cell]) -> bool:
+        """All in the label column ("Assets", "Current assets"), or the table's unit alone."""
+        return all(c.x1 < label_x1 - 2 or unit_of(c.text) for c in cells)
+
     above: list[list[_Cell]] = [rows[k] for k in range(start, first_data)]
     k = start - 1
     top = paras[start][0].y0
-    while k >= 0 and len(above) < MAX_HEADER_ROWS and len(paras[k]) == 1:
-        row = paras[k][0]
-        if top - row.y1 > 2.5 * row.height or any(is_amount(w.text) for w in row.words):
+    # caption paragraphs between the header and the data ("Assets" / "Current assets") are
+    # passed over: a balance sheet's years sit above them
+    while k >= 0 and sum(not caption(c) for c in above) < MAX_HEADER_ROWS and (
+            len(paras[k]) == 1 or _is_caption(paras[k])):
+        para = paras[k]
+        if top - para[-1].y1 > 2.5 * para[-1].height or any(_data(_cells(row)) for row in para):
             break
-        above.insert(0, _cells(row))
-        top = row.y0
+        if len(para) > 1 and not all(caption(_cells(row)) for row in para):
+            break  # several rows across the columns: a paragraph of text, not a caption
+        above[:0] = [_cells(row) for row in para]
+        top = para[0].y0
         k -= 1
-    above = above[-MAX_HEADER_ROWS:]
-    unit = ""
-    for cells in above:
-        for cell in cells:
-            if cell.x0 < label_x1 - 2:  # it starts in the label column: a caption, or the table's unit
-                unit = unit or unit_of(cell.text)
-                # a header centred over the first column starts left of its figures when it is
-                # wider than they are ("Total Number of Shares Purchased" over "7,138,475")
-                if (cell.x0 + cell.x1) / 2 < label_x1:
-                    continue
-            hit = [n for n, col in enumerate(columns) if cell.x0 <= col.x1 + 2 and cell.x1 >= col.x0 - 2]
-            # a header spanning every column ("Years ended December 31") tells no column apart
-            if hit and (len(hit) < len(columns) or len(columns) == 1):
-                for n in hit:
-                    columns[n].head.append(cell.text)
-            elif not hit:
-                near = _nearest(columns, cell)
-                if near is not None:
-                    columns[near].head.append(cell.text)
+    unit = next((u for cells in above for c in cells if (u := unit_of(c.text))), "")
+    heads = [_row_heads(cells, columns, label_x1) for cells in above if not caption(cells)][-MAX_HEADER_ROWS:]
+    for r, row in enumerate(heads):
+        below = {n for later in heads[r + 1:] for n, _ in later}
+        # one title over a row that heads every column ("Year ended December 31," over the
+        # years) spans the table, however narrow it is set
+        if len(columns) > 1 and len({text for _, text in row}) == 1 and len(below) == len(columns):
+            continue
+        for n, text in row:
+            columns[n].head.append(text)
     return any(col.head for col in columns), unit
+
+
+def _row_heads(cells: list[_Cell], columns: list[_Column], label_x1: float) -> list[tuple[int, str]]:
+    """The columns a header row's cells stand over, each with the cell's text; the unit,
+    captions and a title over every column tell no column apart."""
+    out: list[tuple[int, str]] = []
+    for cell in cells:
+        # a header centred over the first column starts left of its figures when it is wider
+        # than they are ("Total Number of Shares Purchased" over "7,138,475")
+        if unit_of(cell.text) or (cell.x0 < label_x1 - 2 and (cell.x0 + cell.x1) / 2 < label_x1):
+            continue
+        hit = [n for n, col in enumerate(columns) if cell.x0 <= col.x1 + 2 and cell.x1 >= col.x0 - 2]
+        if hit and (len(hit) < len(columns) or len(columns) == 1):
+            out.extend((n, cell.text) for n in hit)
+        elif not hit and (near := _nearest(columns, cell)) is not None:
+            out.append((near, cell.text))
+    return out
 
 
 __all__ = ["table_rows"]

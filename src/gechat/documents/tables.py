@@ -35,7 +35,7 @@ _UNIT = re.compile(
     r"(?:thousands|millions|billions)\b", re.IGNORECASE)
 # a value a table states: an amount, a percentage, a count; years, dates and words are headers
 _AMOUNT = re.compile(r"[(\-–—$€£]*+\d[\d,]*+(?:\.\d++)?+[)%]*+")
-_YEARISH = re.compile(r"(?:19|20)\d\d")
+YEARISH = re.compile(r"(?:19|20)\d\d")
 # "(1)": a footnote or list marker, not a value (in a table's value column, a small negative)
 MARKER = re.compile(r"\(\d{1,2}\)")
 
@@ -51,7 +51,7 @@ def unit_of(text: str) -> str:
 def is_amount(text: str) -> bool:
     """A cell that holds a figure (not a year, a date or words): a row with one is data."""
     words = text.split()
-    return any(_AMOUNT.fullmatch(w) and not _YEARISH.fullmatch(w.strip("()")) and not MARKER.fullmatch(w)
+    return any(_AMOUNT.fullmatch(w) and not YEARISH.fullmatch(w.strip("()")) and not MARKER.fullmatch(w)
                for w in words) and not any(
         any(c.isalpha() for c in w) and len(w) > 2 for w in words)
 

@@ -124,9 +124,10 @@ class Result:
 # stored with their heading path, and a question's paragraphs written as Markdown files with
 # their title as a "#" heading (as the article they come from shows it).
 LAYOUT = "h1"
-# Documents added from files (filings, a user's own): "t2", table rows written with their
-# column headers. Part of those workspaces' names, so they are read again when it changes.
-FILE_LAYOUT = "t2"
+# Documents added from files (filings, a user's own): "t3", table rows written with their
+# column headers, found also above a statement's captions ("t2" missed them). Part of those
+# workspaces' names, so they are read again when it changes.
+FILE_LAYOUT = "t3"
 
 
 class Bench:

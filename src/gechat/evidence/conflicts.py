@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, stated
+from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, row_unit, stated, years
 from gechat.lexical import content_keys, fact_keys, number_keys
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
@@ -47,36 +47,54 @@ def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
     any sentence about the same thing states the claim's value."""
     claim = state.claim
     values = claimed(claim.answer(), claim.given)
-    if not values:
+    topic = _topic(claim.text)
+    if not values or not topic:
         return None
-    years = {q.key for q in quantities(claim.text) if q.kind == "year"}
-    topic = {k for k in content_keys(claim.text) - META if not k[:1].isdigit()}
+    when = years(claim.text)
     said = content_keys(claim.text)
-    if not topic:
-        return None
     best: tuple[float, int, Quantity, list[Quantity]] | None = None
     for i, s in enumerate(state.candidates):
-        text = narrow(s.text, years)  # a table row: the columns of the claim's years
+        text = narrow(s.text, when)  # a table row: the columns of the claim's years
         share = len(topic & content_keys(text)) / len(topic)
-        if share < MIN_SHARE or not _same_years(years, text) or _names_more(text, said):
+        if share < MIN_SHARE or not when <= years(text) or _names_more(text, said):
             continue
         said_there = stated(text)
         if any(agree(c, q) for c in values for q in said_there):
             return None  # some sentence about the same thing states the claim's value
-        found = _differs(values, said_there)
+        # a value the sentence writes as a word of its own ("3M" in "attributable to 3M") is a name there
+        found = _differs([c for c in values if c.text not in text], said_there)
         if found is not None and (best is None or share > best[0]):
             best = (share, i, *found)
     return None if best is None else best[1:]  # type: ignore[return-value]
 
 
+def stated_elsewhere(state: ClaimState) -> bool:
+    """Whether a candidate about the claim's quantity (most of its content words, the years
+    it names) states the claim's value: then no other sentence's reading makes it wrong."""
+    claim = state.claim
+    values = claimed(claim.answer(), claim.given)
+    topic = _topic(claim.text)
+    if not values or not topic:
+        return False
+    when = years(claim.text)
+    for s in state.candidates:
+        text = narrow(s.text, when)
+        if (len(topic & content_keys(text)) / len(topic) >= MIN_SHARE and when <= years(text)
+                and any(agree(c, q) for c in values for q in stated(text))):
+            return True
+    return False
+
+
+def _topic(claim: str) -> set[str]:
+    return {k for k in content_keys(claim) - META if not k[:1].isdigit()}
+
+
 def _names_more(text: str, said: frozenset[str]) -> bool:
     """Whether a sentence names something the claim does not ("Net sales in Asia"): then it
-    speaks of a part or another thing, whose value may differ."""
+    speaks of a part or another thing, whose value may differ. A table's unit ("(Dollars in
+    millions)") names nothing."""
+    text = text.removesuffix(row_unit(text))
     return bool(fact_keys(text) - number_keys(text) - said)
-
-
-def _same_years(years: set[str], text: str) -> bool:
-    return years <= {q.key for q in quantities(text) if q.kind == "year"}
 
 
 def _differs(claimed: list[Quantity], theirs: tuple[Quantity, ...]) -> tuple[Quantity, list[Quantity]] | None:

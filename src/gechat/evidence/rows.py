@@ -11,12 +11,14 @@ nothing but a period or a total ("Total fiscal 2023 fourth quarter") says what i
 table's title, out of reach here, and is left to the other checks; so is a claim that names no
 quantity. Paraphrases that share neither words nor meaning in the embedder's eyes ("capital
 expenditure" for "Purchases of property, plant and equipment", cosine 0.30) come out
-unsupported: the safe side, with the row still shown as the closest evidence.
+unsupported: the safe side, with the row still shown as the closest evidence. A row that
+states none of the claim's values is no evidence for it at all (``figureless``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 
@@ -72,6 +74,20 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     if embedder is not None and _cosine(embedder, " ".join(wanted), described) >= CLOSE:
         return []
     return wanted
+
+
+def figureless(claim: str, row: str, *, answer: str | None = None, given: str = "") -> bool:
+    """Whether ``row`` is a canonical table row (or a few, one a line) that states none of the claim's values (of
+    ``answer``, what the claim adds to its question ``given``): a row is its figures, and the
+    model reading one entails claims with no figure of it ("Noncontrolling interest is given
+    in the notes", "we need to convert to USD billions") at 0.3-0.9."""
+    rows = [part for part in row.split("\n") if part.strip()]  # a set of consecutive rows: one a line
+    if any(row_label(part) is None for part in rows):
+        return False
+    values = claimed(claim if answer is None else answer, given)
+    # signs aside: "cash paid was $25 million" is the row's "(25)"
+    values += [replace(v, value=-v.value) for v in values]
+    return not any(stating(values, part) for part in rows)
 
 
 def _cosine(embedder: Embedder, a: str, b: str) -> float:

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.lengths import LenNorm
-from gechat.evidence.rows import unbound
+from gechat.evidence.rows import figureless, unbound
 from gechat.evidence.values import agreeing_keys, another_period, in_its_terms, mistyped
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
@@ -90,7 +90,8 @@ class EvidenceContext:
         # the claim's value stated for another year, as a count of things, or in a table row
         # about another quantity is not its evidence, even where the year came from the question
         return self.coverage == "off" or not (mistyped(claim.answer(), text) or another_period(
-            claim.text, text, answer=claim.answer(), given=claim.given) or self._unbound(claim, text))
+            claim.text, text, answer=claim.answer(), given=claim.given) or self._unbound(claim, text)
+            or figureless(claim.text, text, answer=claim.answer(), given=claim.given))
 
     def _unbound(self, claim: ClaimInput, text: str) -> list[str]:
         return unbound(claim.text, text, answer=claim.answer(), given=claim.given, embedder=self.embedder)

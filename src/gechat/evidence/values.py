@@ -252,15 +252,20 @@ def row_cells(text: str) -> list[Cell]:
     label = row_label(text)
     if label is None:
         return []
-    unit = _row_unit(text)
+    unit = row_unit(text)
     scale = _UNIT_SCALE.search(unit)
     if scale and "except" in unit.lower() and "per share" in label.lower():
         scale = None
     out = []
     for part in text.removesuffix(unit).rstrip().split(SEPARATOR)[1:]:
         head, _, value = part.partition(": ") if ": " in part else ("", "", part)
+        # a cell's "(25)" is a small negative, not a list's marker (read as a magnitude)
+        value = _SMALL_NEGATIVE.sub(r"\1-\2", value)
         out.append(Cell(head, years(head), f"{value} {scale.group(1).lower()}" if scale else value))
     return out
+
+
+_SMALL_NEGATIVE = re.compile(r"^([$€£¥]?\s?)\((\d{1,2})\)$")
 
 
 def stating(values: list[Quantity], text: str) -> list[Cell]:
@@ -268,7 +273,7 @@ def stating(values: list[Quantity], text: str) -> list[Cell]:
     return [c for c in row_cells(text) if any(agree(v, f) for v in values for f in quantities(c.value))]
 
 
-def _row_unit(text: str) -> str:
+def row_unit(text: str) -> str:
     """The table's unit a canonical row ends with ("(Millions)"), or ""."""
     if not text.endswith(")"):
         return ""
@@ -283,7 +288,7 @@ def narrow(text: str, wanted: frozenset[str] | set[str]) -> str:
     cells = row_cells(text)
     if not wanted or not any(c.periods & wanted for c in cells):
         return text
-    unit = _row_unit(text)
+    unit = row_unit(text)
     parts = text.removesuffix(unit).rstrip().split(SEPARATOR)
     kept = [parts[0]] + [part for part, c in zip(parts[1:], cells, strict=True) if not c.periods or c.periods & wanted]
     return SEPARATOR.join(kept) + (f" {unit}" if unit else "")
@@ -374,4 +379,4 @@ def _ends_in_year(text: str) -> bool:
 
 
 __all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "dated", "narrow",
-           "quantities", "row_cells", "stated", "years"]
+           "quantities", "row_cells", "row_unit", "stated", "years"]

@@ -4,7 +4,8 @@ Supported when the evidence found passes (entails the claim and holds its names 
 numbers). Otherwise contradicted when some candidate's P_contradiction reaches the
 contradicted threshold; with ``overlap``, only a candidate that shares a word with the claim
 counts, since an NLI model calls unrelated text a contradiction (a different scene
-"contradicts" in its training pairs) and a reader could not check such a verdict. Otherwise
+"contradicts" in its training pairs) and a reader could not check such a verdict; and not
+when a candidate about the claim's quantity states the claim's value. Otherwise
 unsupported, with the closest sentence still shown and the names and numbers it lacks.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gechat.evidence.conflicts import stated_elsewhere
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.lexical import content_keys
 from gechat.models.entail.base import CONTRADICTION
@@ -34,7 +36,9 @@ class Verdicts:
                     keys = content_keys(state.claim.text)
                     contra = np.where([bool(keys & content_keys(s.text)) for s in state.candidates], contra, -1.0)
                 worst = int(np.argmax(contra))
-                if contra[worst] >= ctx.contradicted:
+                # the model reads a row by its digits: "Net income ... basic | 2018: 9.09"
+                # contradicts "net income was $5,349 million" beside the row that states it
+                if contra[worst] >= ctx.contradicted and not stated_elsewhere(state):
                     assert state.f is not None
                     state.verdict = "contradicted"
                     state.evidence = [ctx.evidence(state.claim, [state.candidates[worst]], state.probs[worst],
