@@ -229,8 +229,8 @@ def _nearest(columns: list[_Column], cell: _Cell) -> int | None:
 def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int, list[_Cell]],
              columns: list[_Column], label_x1: float) -> tuple[bool, str]:
     """Fill each column's header from the rows above the first data row (inside the run, or
-    up to three one-row paragraphs just before it); return whether any column got one, and the
-    table's unit when a header cell names it."""
+    up to three one-row paragraphs just before it, captions passed over); return whether any
+    column got one, and the table's unit when a header cell names it."""
     def caption(cells: list[_Cell]) -> bool:
         """All in the label column ("Assets", "Current assets"), or the table's unit alone."""
         return all(c.x1 < label_x1 - 2 or unit_of(c.text) for c in cells)

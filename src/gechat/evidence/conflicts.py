@@ -45,18 +45,11 @@ def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
     """The candidate that states another value for the claim's quantity (its index), the
     claim's value and the sentence's values; the one sharing the most words first. None when
     any sentence about the same thing states the claim's value."""
-    claim = state.claim
-    values = claimed(claim.answer(), claim.given)
-    topic = _topic(claim.text)
-    if not values or not topic:
-        return None
-    when = years(claim.text)
-    said = content_keys(claim.text)
+    values, about = _about(state)
+    said = content_keys(state.claim.text)
     best: tuple[float, int, Quantity, list[Quantity]] | None = None
-    for i, s in enumerate(state.candidates):
-        text = narrow(s.text, when)  # a table row: the columns of the claim's years
-        share = len(topic & content_keys(text)) / len(topic)
-        if share < MIN_SHARE or not when <= years(text) or _names_more(text, said):
+    for i, text, share in about:
+        if _names_more(text, said):
             continue
         said_there = stated(text)
         if any(agree(c, q) for c in values for q in said_there):
@@ -69,24 +62,29 @@ def conflict(state: ClaimState) -> tuple[int, Quantity, list[Quantity]] | None:
 
 
 def stated_elsewhere(state: ClaimState) -> bool:
-    """Whether a candidate about the claim's quantity (most of its content words, the years
-    it names) states the claim's value: then no other sentence's reading makes it wrong."""
+    """Whether a candidate about the claim's quantity states the claim's value: then no other
+    sentence's reading makes it wrong."""
+    values, about = _about(state)
+    return any(agree(c, q) for _, text, _ in about for c in values for q in stated(text))
+
+
+def _about(state: ClaimState) -> tuple[list[Quantity], list[tuple[int, str, float]]]:
+    """The claim's values, and the candidates that speak of its quantity (most of its content
+    words, every year it names): index, the text as read (a table row: the columns of the
+    claim's years), the share of the claim's content words it holds."""
     claim = state.claim
     values = claimed(claim.answer(), claim.given)
-    topic = _topic(claim.text)
+    topic = {k for k in content_keys(claim.text) - META if not k[:1].isdigit()}
     if not values or not topic:
-        return False
+        return values, []
     when = years(claim.text)
-    for s in state.candidates:
+    about = []
+    for i, s in enumerate(state.candidates):
         text = narrow(s.text, when)
-        if (len(topic & content_keys(text)) / len(topic) >= MIN_SHARE and when <= years(text)
-                and any(agree(c, q) for c in values for q in stated(text))):
-            return True
-    return False
-
-
-def _topic(claim: str) -> set[str]:
-    return {k for k in content_keys(claim) - META if not k[:1].isdigit()}
+        share = len(topic & content_keys(text)) / len(topic)
+        if share >= MIN_SHARE and when <= years(text):
+            about.append((i, text, share))
+    return values, about
 
 
 def _names_more(text: str, said: frozenset[str]) -> bool:
