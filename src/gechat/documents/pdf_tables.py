@@ -243,11 +243,12 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
     while k >= 0 and sum(not caption(c) for c in above) < MAX_HEADER_ROWS and (
             len(paras[k]) == 1 or _is_caption(paras[k])):
         para = paras[k]
-        if top - para[-1].y1 > 2.5 * para[-1].height or any(_data(_cells(row)) for row in para):
+        cells = [_cells(row) for row in para]
+        if top - para[-1].y1 > 2.5 * para[-1].height or any(_data(c) for c in cells):
             break
-        if len(para) > 1 and not all(caption(_cells(row)) for row in para):
+        if len(para) > 1 and not all(caption(c) for c in cells):
             break  # several rows across the columns: a paragraph of text, not a caption
-        above[:0] = [_cells(row) for row in para]
+        above[:0] = cells
         top = para[0].y0
         k -= 1
     unit = next((u for cells in above for c in cells if (u := unit_of(c.text))), "")

@@ -77,10 +77,10 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
 
 
 def figureless(claim: str, row: str, *, answer: str | None = None, given: str = "") -> bool:
-    """Whether ``row`` is a canonical table row (or a few, one a line) that states none of the claim's values (of
-    ``answer``, what the claim adds to its question ``given``): a row is its figures, and the
-    model reading one entails claims with no figure of it ("Noncontrolling interest is given
-    in the notes", "we need to convert to USD billions") at 0.3-0.9."""
+    """Whether ``row`` is a canonical table row (or a few, one a line) that states none of the
+    claim's values (of ``answer``, what the claim adds to its question ``given``): a row is its
+    figures, and the model reading one entails claims with no figure of it ("Noncontrolling
+    interest is given in the notes", "we need to convert to USD billions") at 0.3-0.9."""
     rows = [part for part in row.split("\n") if part.strip()]  # a set of consecutive rows: one a line
     if any(row_label(part) is None for part in rows):
         return False

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from gechat.documents.tables import SEPARATOR, row_label
+from gechat.documents.tables import MARKER, SEPARATOR, row_label
 from gechat.lexical import number_keys
 
 Kind = Literal["money", "percent", "number", "count", "year"]
@@ -260,12 +260,12 @@ def row_cells(text: str) -> list[Cell]:
     for part in text.removesuffix(unit).rstrip().split(SEPARATOR)[1:]:
         head, _, value = part.partition(": ") if ": " in part else ("", "", part)
         # a cell's "(25)" is a small negative, not a list's marker (read as a magnitude)
-        value = _SMALL_NEGATIVE.sub(r"\1-\2", value)
+        bare = value[1:] if value[:1] in ("$", "€", "£", "¥") else value
+        bare = bare[1:] if bare[:1].isspace() else bare
+        if MARKER.fullmatch(bare):
+            value = f"{value[:len(value) - len(bare)]}-{bare[1:-1]}"
         out.append(Cell(head, years(head), f"{value} {scale.group(1).lower()}" if scale else value))
     return out
-
-
-_SMALL_NEGATIVE = re.compile(r"^([$€£¥]?\s?)\((\d{1,2})\)$")
 
 
 def stating(values: list[Quantity], text: str) -> list[Cell]:
