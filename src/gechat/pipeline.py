@@ -22,6 +22,7 @@ from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
 from gechat.correct import CORRECTORS, Corrector
 from gechat.documents import Deadline, Limits, chunk_sentences, load_document, split_sentences
+from gechat.documents.table_titles import chunk_leads, embedded_text
 from gechat.errors import DuplicateDocumentError, GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
 from gechat.graph import EXTRACTORS
@@ -191,7 +192,7 @@ class Workspace:
         timings["parse"] = time.perf_counter() - t
         t = time.perf_counter()
         self._check_embedder()  # before embedding: the store checks again as it commits
-        texts = [s.text for s in sentences] + [c.text for c in chunks]
+        texts = [s.text for s in sentences] + [embedded_text(c) for c in chunks]
         parts = []
         for i in range(0, len(texts), EMBED_SLICE):  # slices, so the progress bar moves on a long filing
             step(f"{parsed.pages[-1].number} pages read; embedding {i:,}/{len(texts):,} sentences and chunks")
@@ -374,7 +375,7 @@ def read_document(path: Path, size: int, settings: Settings
     split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget, unit="MB of text")
     sentences = split_sentences(parsed, split_budget, limits.max_sentences)
     chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=s.chunk_tokens, n_chunks=s.n_chunks)
-    return parsed, sentences, chunks
+    return parsed, sentences, chunk_leads(sentences, chunks)
 
 
 class _Lazy:

@@ -103,6 +103,7 @@ class ChunkSpan(BaseModel):
     end: int
     text: str
     n_tokens: int
+    lead: str = ""  # the table title and caption its first row sits under: embedded, not stored
 
 
 class Document(BaseModel):

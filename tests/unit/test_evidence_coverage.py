@@ -120,6 +120,10 @@ def test_a_fragment_answer_is_checked_as_the_answer_to_the_question() -> None:
     claims = make_claims(draft, from_thoughts=True, question=q)
     assert [c.text for c in claims] == [f'The answer to the question "{q}" is: $1,577 million.',
                                         "Capital expenditure was $1,577 million in 2018."]
+    # a bare figure is the answer too; a bare word or a figure in a reasoning step is not
+    bare = make_claims(Draft(text="6,701", thoughts=["1,577"], raw=""), from_thoughts=True, question=q)
+    assert [c.text for c in bare] == [f'The answer to the question "{q}" is: 6,701']
+    assert make_claims(Draft(text="Yes.", thoughts=[], raw=""), from_thoughts=False, question=q) == []
     # without a question there is nothing to read it against: kept as written
     assert make_claims(Draft(text="$1,577 million.", thoughts=[], raw=""), from_thoughts=False)[0].text == \
         "$1,577 million."

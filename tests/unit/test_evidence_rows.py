@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.base import ClaimInput, EvidencePool, as_answer_to, asked, fragment_of
 from gechat.evidence.candidates import Candidates
 from gechat.evidence.rows import quantity_words, unbound
 from gechat.evidence.scoring import NliScores
@@ -55,6 +55,18 @@ def test_a_row_about_another_quantity_does_not_hold_the_claims_value() -> None:
     assert not unbound("Revenue was $100.00.", "Best Buy's stock closed at $100.00.")
     assert not unbound("Best Buy's was $100.00 on February 3, 2018.", STOCK)
     assert not unbound("Revenue was $7,138,475.", "Total fiscal 2023 fourth quarter | Shares: 7,138,475")
+
+
+def test_a_fragment_answers_quantity_is_what_the_question_asks_not_its_instructions() -> None:
+    q = ("What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response by relying on "
+         "the details shown in the cash flow statement.")
+    financing = "Net cash provided by (used in) financing activities | 2018: (6,701) | 2017: (2,655) (Millions)"
+    claim = as_answer_to(q, "6,701")
+    # "cash" of the instructions is no word of the quantity asked for
+    assert unbound(claim, financing, answer=claim, given=q) == ["capital", "expenditure"]
+    assert asked(q) == "What is the FY2018 capital expenditure amount (in USD millions) for 3M?"
+    assert asked("Revenue in 2018 vs. 2017?") == "Revenue in 2018 vs. 2017?"  # no cut at an abbreviation
+    assert fragment_of(q, claim) == "6,701" and fragment_of(q, "Capex was $6,701 million.") is None
 
 
 def test_a_label_close_in_meaning_names_the_quantity() -> None:

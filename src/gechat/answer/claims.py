@@ -6,7 +6,7 @@ import re
 
 from gechat.answer.base import Draft
 from gechat.documents import split_sentences
-from gechat.evidence.base import ClaimInput
+from gechat.evidence.base import ClaimInput, as_answer_to
 from gechat.types import PageInfo, ParsedDocument, Span
 
 # An honest "the documents don't say" is not a factual claim about the documents.
@@ -23,11 +23,6 @@ _LIST_MARK = re.compile(r"^(?:\(?\d{1,2}[.)]|[-*•])\s+(?=\S)")
 _FRAGMENT_WORDS = 5
 _VERB = re.compile(r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|will|would|can|could|may|might|"
                    r"\w+(?:ed|es))\b", re.I)
-
-
-def as_answer_to(question: str, text: str) -> str:
-    """``text`` as the answer to ``question``: how a fragment answer is checked."""
-    return f'The answer to the question "{question.strip()}" is: {text.strip()}'
 
 
 def split_text(text: str) -> list[str]:
@@ -49,10 +44,15 @@ def make_claims(draft: Draft, *, from_thoughts: bool, question: str = "") -> lis
     for text, source in parts:
         text = _LIST_MARK.sub("", text)
         key = re.sub(r"\W+", " ", text.lower()).strip()
-        if len(key.split()) < _MIN_WORDS or key in seen or is_abstention(text):
+        fragment = (source == "answer" and bool(question) and len(text.split()) <= _FRAGMENT_WORDS
+                    and not _VERB.search(text))
+        # a bare figure ("6,701") is the whole answer to "what is the amount": it is checked,
+        # not dropped as too short to state anything
+        short = len(key.split()) < _MIN_WORDS and not (fragment and any(c.isdigit() for c in key))
+        if not key or short or key in seen or is_abstention(text):
             continue
         seen.add(key)
-        if source == "answer" and question and len(text.split()) <= _FRAGMENT_WORDS and not _VERB.search(text):
+        if fragment:
             text = as_answer_to(question, text)
         claims.append(ClaimInput(text=text, source=source, given=question))  # type: ignore[arg-type]
     return claims

@@ -18,12 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gechat.answer.claims import as_answer_to, make_claims
+from gechat.answer.claims import make_claims
 from gechat.eval.datasets import FinanceItem, QAItem, financebench_split
 from gechat.eval.evidence import page_hit, prf, token_recall
 from gechat.eval.negatives import changed_number, same_kind
 from gechat.eval.qa import answer_f1, exact_match
 from gechat.evidence import SELECTORS, ClaimInput, EvidencePool, EvidenceSelector
+from gechat.evidence.base import as_answer_to
 from gechat.models.llm.cache import CachedLLM
 from gechat.pipeline import Workspace
 from gechat.settings import Settings
@@ -124,10 +125,11 @@ class Result:
 # stored with their heading path, and a question's paragraphs written as Markdown files with
 # their title as a "#" heading (as the article they come from shows it).
 LAYOUT = "h1"
-# Documents added from files (filings, a user's own): "t3", table rows written with their
-# column headers, found also above a statement's captions ("t2" missed them). Part of those
-# workspaces' names, so they are read again when it changes.
-FILE_LAYOUT = "t3"
+# Documents added from files (filings, a user's own): "t4", table rows written with their
+# column headers, found also above a statement's captions ("t2" missed them), and chunks of
+# rows embedded under their table's title ("t3" without). Part of those workspaces' names,
+# so they are read again when it changes.
+FILE_LAYOUT = "t4"
 
 
 class Bench:

@@ -26,6 +26,30 @@ def is_heading(text: str) -> bool:
     return bool(_HEADING.fullmatch(t)) and (t[0].isdigit() or len(t.split()) == 1)
 
 
+_ANSWER_TO = ('The answer to the question "', '" is: ')
+# the question proper: the text after the last sentence end before its first question mark
+_ASK = re.compile(r"(?:^|(?<=[.:!;]\s))[^.:!;?]*\?")
+
+
+def as_answer_to(question: str, text: str) -> str:
+    """``text`` as the answer to ``question``: how a fragment answer is checked."""
+    return f"{_ANSWER_TO[0]}{question.strip()}{_ANSWER_TO[1]}{text.strip()}"
+
+
+def fragment_of(question: str, claim: str) -> str | None:
+    """The fragment answer ``claim`` was made from by ``as_answer_to``, or None."""
+    lead = as_answer_to(question, "")
+    return claim[len(lead):] if question and claim.startswith(lead) else None
+
+
+def asked(question: str) -> str:
+    """What ``question`` asks, without the instructions around it ("Answer in USD millions. Use
+    the cash flow statement."): its first sentence that ends in a question mark, else all (also
+    when that sentence is under three words: cut at an abbreviation, "vs. 2017?")."""
+    m = _ASK.search(question)
+    return m.group().strip() if m and len(m.group().split()) >= 3 else question
+
+
 class ClaimInput(BaseModel):
     text: str
     source: Literal["answer", "thought"]

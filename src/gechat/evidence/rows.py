@@ -23,6 +23,7 @@ from dataclasses import replace
 import numpy as np
 
 from gechat.documents.tables import row_label
+from gechat.evidence.base import asked, fragment_of
 from gechat.evidence.values import claimed, stating
 from gechat.lexical import STOPWORDS, content_keys, fact_keys, number_keys, words
 from gechat.models.embed_base import Embedder
@@ -65,7 +66,10 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     if not heads:  # not a table row, or not the claim's value
         return []
     label = row_label(row) or ""
-    wanted = quantity_words(claim)
+    # a fragment answer ("6,701") is a value of what the question asks, not of the
+    # instructions around it ("... shown in the cash flow statement" names "cash")
+    fragment = fragment_of(given, claim)
+    wanted = quantity_words(claim if fragment is None else f"{asked(given)} {fragment}")
     if not wanted or not content_keys(label) - _PLAIN - number_keys(label):
         return []
     described = " ".join([label, *heads]).strip()

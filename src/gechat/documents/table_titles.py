@@ -1,0 +1,94 @@
+"""What a table's rows are read under: the table's title and the caption above each row.
+
+A canonical row carries its column headers ("Purchases of PP&E | 2018: (1,577)"), but not
+the title printed above its table ("Consolidated Statement of Cash Flows") nor the caption
+row of its block ("Cash Flows from Investing Activities"). A chunk cut from the middle of a
+statement therefore says nothing about which statement it is, and a question about "capital
+expenditure in the cash flow statement" finds the prose that discusses capital spending
+instead. Each chunk that holds table rows gets a ``lead``: the title and caption its first
+row sits under. The lead is embedded with the chunk; it is not part of the document text,
+so offsets and citations are untouched.
+
+Read from the sentences alone, so every loader's tables get it: a table starts at its first
+canonical row, or at a row after a line of column headers (years, a unit with figures), and
+ends at a prose sentence (a full stop after a few words) or a heading; its title is the
+first two of the last few lines above it; a row's caption is the latest line of words only
+above it in the table ("Current assets").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gechat.documents.tables import row_label
+from gechat.types import ChunkSpan, SentenceSpan
+
+PROSE_WORDS = 5  # a line that ends with a full stop after this many words is prose: the table is over
+TITLE_LINES = 2  # the title: the first lines of the short run above the table ("3M Company" / "Statement of ...")
+RECENT_LINES = 4  # only lines this close above the table can be its title
+MAX_TITLE_CHARS = 160
+MAX_CAPTION_CHARS = 120
+SEPARATOR = " > "
+
+
+def row_leads(sentences: Sequence[SentenceSpan]) -> list[tuple[str, str] | None]:
+    """For each sentence (in document order): the (title, caption) of the table it is a row
+    of, either possibly "", or None for a sentence that is not a table row."""
+    out: list[tuple[str, str] | None] = []
+    run: list[str] = []  # the lines since the last row, prose or heading: the last few
+    title, caption, inside = "", "", False
+    for s in sentences:
+        text = " ".join(s.text.split())
+        if row_label(text) is None:
+            out.append(None)
+            if s.heading or _prose(text):
+                inside, run = False, [text] if s.heading else []
+            else:
+                run = [*run, text][-RECENT_LINES:]
+            continue
+        # a line of headers (years, a unit with figures) between rows opens another table
+        if not inside or any(map(_header, run)):
+            named = [line for line in run if not _header(line)][:TITLE_LINES]
+            title, caption, inside = " ".join(named)[:MAX_TITLE_CHARS], "", True
+            run = [line for line in run if line not in named]
+        # the latest line of words above the row heads its block ("Current assets")
+        caption = next((line[:MAX_CAPTION_CHARS] for line in reversed(run) if _words(line)), caption)
+        run = []
+        out.append((title, caption))
+    return out
+
+
+def chunk_leads(sentences: Sequence[SentenceSpan], chunks: Sequence[ChunkSpan]) -> list[ChunkSpan]:
+    """``chunks`` with ``lead`` set to the lead of their first table row, where they hold one;
+    the title is left out when the chunk's own text shows it."""
+    leads = row_leads(sentences)
+    out = []
+    for c in chunks:
+        found = next((row for i in c.sentences if (row := leads[i]) is not None), ("", ""))
+        shown = " ".join(c.text.split())
+        lead = SEPARATOR.join(p for p in found if p and p not in shown)
+        out.append(c.model_copy(update={"lead": lead}) if lead else c)
+    return out
+
+
+def embedded_text(chunk: ChunkSpan) -> str:
+    """What is embedded for ``chunk``: its lead, if any, above its text."""
+    return f"{chunk.lead}\n{chunk.text}" if chunk.lead else chunk.text
+
+
+def _words(text: str) -> bool:
+    """A line of words only: a caption ("Current assets"), not a header of years or units."""
+    return not any(c.isdigit() for c in text)
+
+
+def _header(text: str) -> bool:
+    """A line of column headers: most of its words are years or figures ("(Millions) 2018 2017")."""
+    words = text.split()
+    return 2 * sum(any(c.isdigit() for c in w) for w in words) >= len(words)
+
+
+def _prose(text: str) -> bool:
+    return text.endswith(".") and len(text.split()) >= PROSE_WORDS
+
+
+__all__ = ["chunk_leads", "embedded_text", "row_leads"]

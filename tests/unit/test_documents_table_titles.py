@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from gechat.documents.table_titles import chunk_leads, embedded_text, row_leads
+from gechat.pipeline import read_document
+from gechat.settings import Settings
+from gechat.types import ChunkSpan, SentenceSpan
+
+
+def spans(*lines: str, headings: tuple[int, ...] = ()) -> list[SentenceSpan]:
+    out, at = [], 0
+    for i, line in enumerate(lines):
+        out.append(SentenceSpan(start=at, end=at + len(line), text=line, heading=i in headings))
+        at += len(line) + 1
+    return out
+
+
+STATEMENT = (
+    "The accompanying notes are an integral part of these financial statements.",
+    "Acme Corp and Subsidiaries",
+    "Consolidated Statement of Cash Flows",
+    "(Millions) 2018 2017",
+    "Cash Flows from Operating Activities",
+    "Net income | 2018: 5,363 | 2017: 4,869 (Millions)",
+    "Cash Flows from Investing Activities",
+    "Purchases of property, plant and equipment | 2018: (1,577) | 2017: (1,373) (Millions)",
+    "Capital spending rose in 2018 as the company expanded its plants in three regions.",
+    "Revenue | 2018: 9 | 2017: 8",
+)
+
+
+def test_rows_get_their_tables_title_and_the_caption_above_them() -> None:
+    leads = row_leads(spans(*STATEMENT))
+    title = "Acme Corp and Subsidiaries Consolidated Statement of Cash Flows"
+    assert leads[5] == (title, "Cash Flows from Operating Activities")
+    assert leads[7] == (title, "Cash Flows from Investing Activities")
+    assert [lead is None for lead in leads] == [True] * 5 + [False, True, False, True, False]
+    # after prose, a new table: no title line above it, and the old caption is gone
+    assert leads[9] == ("", "")
+
+
+def test_a_line_of_headers_between_rows_opens_the_next_table_under_its_own_title() -> None:
+    leads = row_leads(spans("Acme Corp", "Statement of Cash Flows", "2018 2017", "Net income | 2018: 5 | 2017: 4",
+                            "See the notes to the statements.", "Acme Corp", "Statement of Operations",
+                            "(Millions) 2018 2017", "Net sales | 2018: 9 | 2017: 8", "Operating expenses:",
+                            "Cost of sales | 2018: 3 | 2017: 2"))
+    assert leads[3] == ("Acme Corp Statement of Cash Flows", "")
+    # the notes line ends the first table as prose; a header line between rows does so too
+    assert row_leads(spans("Acme", "2018", "Net | 2018: 5", "Sales", "2019 2018", "Net | 2019: 6"))[5] == \
+        ("Sales", "")
+    assert leads[8] == ("Acme Corp Statement of Operations", "")
+    assert leads[10] == ("Acme Corp Statement of Operations", "Operating expenses:")
+
+
+def test_a_heading_ends_a_table_and_titles_the_next() -> None:
+    leads = row_leads(spans("Revenue | 2018: 9", "Segment results", "East | 2018: 4", headings=(1,)))
+    assert leads == [("", ""), None, ("Segment results", "")]
+
+
+def test_a_chunk_is_embedded_under_its_first_rows_lead_and_keeps_its_text() -> None:
+    sents = spans(*STATEMENT)
+    text = "\n".join(STATEMENT)
+
+    def chunk(a: int, b: int) -> ChunkSpan:
+        start, end = sents[a].start, sents[b - 1].end
+        return ChunkSpan(sentences=list(range(a, b)), start=start, end=end, text=text[start:end], n_tokens=1)
+
+    whole, tail, prose = chunk_leads(sents, [chunk(0, 7), chunk(7, 8), chunk(8, 9)])
+    assert whole.lead == ""  # its title and caption are in the chunk's own text
+    assert tail.lead == "Acme Corp and Subsidiaries Consolidated Statement of Cash Flows > " \
+                        "Cash Flows from Investing Activities"
+    assert embedded_text(tail) == f"{tail.lead}\n{tail.text}" and tail.text == text[tail.start:tail.end]
+    assert prose.lead == "" and embedded_text(prose) == prose.text
+
+
+def test_a_markdown_table_is_read_under_the_line_above_it(tmp_path: Path) -> None:
+    doc = tmp_path / "report.md"
+    doc.write_text("Revenue grew in every region during the year under review.\n\n"
+                   "Revenue by region\n\n"
+                   "| Region | 2023 | 2022 |\n|---|---|---|\n| East | 10 | 8 |\n| West | 7 | 6 |\n")
+    _, _, chunks = read_document(doc, doc.stat().st_size, Settings(chunk_tokens=8))
+    rows = [c for c in chunks if "East" in c.text or "West" in c.text]
+    assert rows and all("Revenue by region" in embedded_text(c) for c in rows)
