@@ -12,8 +12,8 @@ so offsets and citations are untouched.
 Read from the sentences alone, so every loader's tables get it: a table starts at its first
 canonical row, or at a row after a line of column headers (years, a unit with figures), and
 ends at a prose sentence (a full stop after a few words) or a heading; its title is the
-first two of the last few lines above it; a row's caption is the latest line of words only
-above it in the table ("Current assets").
+first two lines that are not column headers among the last few above it; a row's caption
+is the latest line of words only above it in the table ("Current assets").
 """
 
 from __future__ import annotations
