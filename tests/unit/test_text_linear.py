@@ -21,7 +21,9 @@ from gechat.answer.parser import parse_cot
 from gechat.api.uploads import safe_name
 from gechat.documents.chunking import chunk_sentences, count_tokens
 from gechat.documents.sentences import split_sentences, split_spans
+from gechat.documents.table_titles import chunk_leads
 from gechat.documents.text import markdown_blocks
+from gechat.evidence.base import asked
 from gechat.evidence.locate import locate
 from gechat.graph.base import normalise
 from gechat.types import PageInfo, ParsedDocument, Sentence, Span
@@ -38,6 +40,11 @@ def _doc(text: str) -> ParsedDocument:
 def _chunks(text: str) -> object:
     sentences = split_sentences(_doc(text))
     return chunk_sentences(sentences, text), chunk_sentences(sentences, text, n_chunks=5)
+
+
+def _leads(text: str) -> object:
+    sentences = split_sentences(_doc(text))
+    return chunk_leads(sentences, chunk_sentences(sentences, text))
 
 
 def _lexical(text: str) -> object:
@@ -63,6 +70,8 @@ FUNCTIONS: dict[str, Callable[[str], object]] = {
     "graph name normalise": normalise,
     "evidence locate": _locate,
     "upload file name": safe_name,
+    "what a question asks": asked,
+    "table titles": _leads,
 }
 
 ATOMS = [*".!?…,;:-'\"()[]*#|>`$%/\\_=", " ", "  ", "\n", "\n\n", "\t", "\u00a0", "\r", "1", "12", "3.5", "a",

@@ -60,7 +60,7 @@ def row_leads(sentences: Sequence[SentenceSpan]) -> list[tuple[str, str] | None]
 
 def chunk_leads(sentences: Sequence[SentenceSpan], chunks: Sequence[ChunkSpan]) -> list[ChunkSpan]:
     """``chunks`` with ``lead`` set to the lead of their first table row, where they hold one;
-    the title is left out when the chunk's own text shows it."""
+    a title or caption the chunk's own text shows is left out."""
     leads = row_leads(sentences)
     out = []
     for c in chunks:

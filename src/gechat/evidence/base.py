@@ -27,8 +27,7 @@ def is_heading(text: str) -> bool:
 
 
 _ANSWER_TO = ('The answer to the question "', '" is: ')
-# the question proper: the text after the last sentence end before its first question mark
-_ASK = re.compile(r"(?:^|(?<=[.:!;]\s))[^.:!;?]*\?")
+_SENTENCE_ENDS = (". ", ": ", "! ", "; ")
 
 
 def as_answer_to(question: str, text: str) -> str:
@@ -46,8 +45,13 @@ def asked(question: str) -> str:
     """What ``question`` asks, without the instructions around it ("Answer in USD millions. Use
     the cash flow statement."): its first sentence that ends in a question mark, else all (also
     when that sentence is under three words: cut at an abbreviation, "vs. 2017?")."""
-    m = _ASK.search(question)
-    return m.group().strip() if m and len(m.group().split()) >= 3 else question
+    end = question.find("?")
+    if end < 0:
+        return question
+    head = question[:end + 1]
+    start = max(head.rfind(mark) for mark in _SENTENCE_ENDS)  # -1: the question opens with it
+    ask = head[start + 2:] if start >= 0 else head
+    return ask.strip() if len(ask.split()) >= 3 else question
 
 
 class ClaimInput(BaseModel):
