@@ -49,7 +49,7 @@ def make_claims(draft: Draft, *, from_thoughts: bool, question: str = "") -> lis
         # a bare figure ("6,701") is the whole answer to "what is the amount": it is checked,
         # not dropped as too short to state anything
         short = len(key.split()) < _MIN_WORDS and not (fragment and any(c.isdigit() for c in key))
-        if not key or short or key in seen or is_abstention(text):
+        if short or key in seen or is_abstention(text):
             continue
         seen.add(key)
         if fragment:
