@@ -195,6 +195,9 @@ class Settings(BaseSettings):
     # ... and the model must agree: without any one of its sentences the set lacks a name or
     # number of the claim, or entails at least this much less (None: no check)
     set_needed: float | None = 0.05
+    # among the sets that pass, the one stating more of the question's names and numbers wins
+    # (its headings count half), F breaks ties
+    set_named: bool = True
     # contradicted only by a sentence that shares a word with the claim (not by unrelated text)
     contra_overlap: bool = True
     # supported only if the evidence holds the claim's names and numbers ("facts"), every

@@ -53,10 +53,10 @@ GROUPS: dict[str, dict[str, str]] = {
     # research knobs: calibrated on dev splits; a user rarely has reason to move them
     "tuning": {name: name for name in (
         "alpha", "beta", "len_norm", "len_ref_words", "evidence_max_candidates", "set_top", "set_anchors",
-        "set_anchors_steps", "set_max", "set_gain", "set_contribution", "set_linked", "set_needed", "contra_overlap",
-        "evidence_coverage", "evidence_headings", "reflection_k", "ann_threshold", "graph_alias_threshold",
-        "graph_description_chars", "graph_hops", "graph_seeds", "graph_max_nodes", "graph_decay",
-        "correct_threshold", "scopecoe_threshold", "scopecoe_keyword_threshold")},
+        "set_anchors_steps", "set_max", "set_gain", "set_contribution", "set_linked", "set_needed", "set_named",
+        "contra_overlap", "evidence_coverage", "evidence_headings", "reflection_k", "ann_threshold",
+        "graph_alias_threshold", "graph_description_chars", "graph_hops", "graph_seeds", "graph_max_nodes",
+        "graph_decay", "correct_threshold", "scopecoe_threshold", "scopecoe_keyword_threshold")},
 }
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from gechat.evidence.base import ClaimInput
+from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.candidates import Candidates
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.sets import SentenceSets
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, in_context, runs
 from gechat.evidence.verdict import Verdicts
 from gechat.models.embed import HashingEmbedder
+from gechat.types import Chunk, Sentence
 from tests.unit.test_evidence_objective import TEXT, Scripted, context, pool
 
 
@@ -239,3 +240,48 @@ def test_a_sentence_that_only_repeats_the_others_headings_is_a_passenger() -> No
     assert not contributes(claim, [nodes, site])
     bare = [s.model_copy(update={"context": ""}) for s in (nodes, site)]
     assert contributes(claim, bare)  # without the headings it would seem to add "Semantic"
+
+
+def _named_pool() -> EvidencePool:
+    """Three one-sentence paragraphs: the lake the question names, another lake, and the
+    county's population under its article's title."""
+    texts = [("Brown State Fishing Lake is a protected area in Brown County, Kansas.", ""),
+             ("Shawnee State Fishing Lake is in Shawnee County, Kansas.", ""),
+             ("As of the 2010 census, the county population was 9,984.", "Brown County, Kansas")]
+    sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)
+             for i, (t, c) in enumerate(texts)]
+    chunks = {s.chunk_id: Chunk(id=s.chunk_id, doc_id=s.doc_id, ord=0, start=0, end=s.end, text=s.text,
+                                sentence_ids=[s.id]) for s in sents}
+    return EvidencePool(sentences=sents, chunks=chunks, titles={s.doc_id: f"{s.doc_id}.md" for s in sents})
+
+
+def test_naming_counts_the_question_names_a_set_states_headings_half() -> None:
+    from gechat.evidence.sets import naming
+    from gechat.lexical import tie_keys
+
+    brown, shawnee, county = _named_pool().sentences
+    anchor = tie_keys("Brown State Fishing Lake is in a county of how many inhabitants?")
+    assert naming(anchor, [brown, county]) == 1.0
+    assert naming(anchor, [shawnee, county]) == (3 + 0.5) / 4  # "Brown" only in a heading
+    assert naming(frozenset(), [brown]) == 0.0
+
+
+def test_named_sets_prefer_the_set_that_names_what_the_question_asks_about() -> None:
+    brown, shawnee, county = (s.text for s in _named_pool().sentences)
+    # the model likes the other lake's pair better: it reads the pattern, not the names
+    table = {f"{brown} {county}": (0.8, 0.0), f"{shawnee} {county}": (0.9, 0.0)}
+    question = "Brown State Fishing Lake is in a county that has a population of how many inhabitants?"
+    claim = ClaimInput(text="Brown State Fishing Lake is in a county that has a population of 9,984.",
+                       source="answer", given=question)
+    picked = {}
+    for named in (False, True):
+        ctx = context(Scripted(table))
+        ctx.pool = _named_pool()
+        st = ClaimState(claim=claim)
+        Candidates(60).run([st], ctx)
+        NliScores().run([st], ctx)
+        SentenceSets(top=3, named=named).run([st], ctx)
+        assert st.passes
+        picked[named] = [e.text for e in st.evidence]
+    assert picked[False] == [shawnee, county]
+    assert picked[True] == [brown, county]

@@ -5,7 +5,8 @@ When no single sentence supports the claim (or, with ``set_gain``, always), sets
 a multi-hop fact told in two places ("A was born in X" + "X is in Y"). Sets grow by beam
 search over the strongest candidates (by P_entail plus cosine to the claim) and their
 neighbours, and stop growing when a bigger set entails no more. Among the sets that pass,
-the highest F wins, so the length penalty keeps sets small.
+the highest F wins, so the length penalty keeps sets small; with ``named``, first the sets
+that state more of the question's names (``naming``).
 
 No passengers: with ``contribution`` every sentence of a set must hold a word of the claim
 that the others lack, or the set is one sentence of evidence plus one the model happened to
@@ -39,10 +40,11 @@ class SentenceSets:
 
     def __init__(self, *, top: int, max_size: int = 2, gain: float | None = None,
                  anchors: int | None = None, step_anchors: int | None = None, beam: int = 3,
-                 contribution: bool = True, linked: bool = False, needed: float | None = None) -> None:
+                 contribution: bool = True, linked: bool = False, needed: float | None = None,
+                 named: bool = False) -> None:
         self.top, self.max_size, self.gain, self.beam = top, max_size, gain, beam
         self.anchors, self.step_anchors, self.contribution = anchors, step_anchors, contribution
-        self.needed, self.linked = needed, linked
+        self.needed, self.linked, self.named = needed, linked, named
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         for state in active(states):
@@ -111,11 +113,14 @@ class SentenceSets:
             best_p = float(p[:, ENTAILMENT].max())
             beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
             level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
-        passing = sorted(((f_, c) for c, (p_, f_) in scored.items()
-                          if p_[ENTAILMENT] >= ctx.supported and ctx.covers(claim, text(c))),
-                         key=lambda t: -t[0])
+        # with ``named``, the set that names more of what the question asks about wins, F
+        # breaks ties: the cross-encoder reads "Shawnee State Fishing Lake is in Shawnee
+        # County" as well as "Brown State Fishing Lake is in Brown County" for a claim on the latter
+        passing = sorted(((naming(anchor, ordered(c)) if self.named else 0.0, f_, c) for c, (p_, f_) in scored.items()
+                         if p_[ENTAILMENT] >= ctx.supported and ctx.covers(claim, text(c))),
+                         key=lambda t: (-t[0], -t[1]))
         single = {s.id: float(state.probs[k, ENTAILMENT]) for k, s in enumerate(cands)}
-        for _, chosen in passing:
+        for _, _, chosen in passing:
             p_set, f_set = scored[chosen]
             if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, state,
                                                        ctx):
@@ -188,3 +193,14 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     if len(groups) == 1:
         return not anchor or any((names[i] | tie_keys(s.context)) & anchor for i, s in enumerate(sents))
     return bool(anchor) and all(any(names[i] & anchor for i in members) for members in groups)
+
+
+def naming(anchor: frozenset[str], sents: list[Sentence]) -> float:
+    """How much of what the question names (``anchor``: its names and numbers as keys) the
+    sentences state: each key in their text counts 1, one only in their headings 1/2 (a
+    heading says what a sentence is about, not that it states the name), over the keys."""
+    if not anchor:
+        return 0.0
+    said = frozenset().union(*(tie_keys(s.text) for s in sents))
+    heads = frozenset().union(*(tie_keys(s.context) for s in sents))
+    return (len(anchor & said) + 0.5 * len(anchor & heads - said)) / len(anchor)
