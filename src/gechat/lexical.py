@@ -106,6 +106,15 @@ def tie_keys(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=8192)
+def name_words(text: str) -> frozenset[str]:
+    """Capitalised words, whole and lower-cased (a possessive "'s" aside), and numbers: names
+    as a reader matches them, where ``tie_keys`` would let "Maineiacs" meet "Maine"."""
+    text = _split_alnum(text)
+    names = {w.casefold().removesuffix("'s").rstrip("'") for w in _CAPITALISED.findall(text)}
+    return frozenset(w for w in names if w not in STOPWORDS) | number_keys(text)
+
+
+@lru_cache(maxsize=8192)
 def fact_keys(text: str) -> frozenset[str]:
     """The words a reader checks first, names (capitalised words) and numbers, as keys."""
     text = _split_alnum(text)

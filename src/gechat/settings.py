@@ -198,6 +198,9 @@ class Settings(BaseSettings):
     # among the sets that pass, the one stating more of the question's names and numbers wins
     # (its headings count half), F breaks ties
     set_named: bool = True
+    # pairs also join each of the set_bridges strongest candidates to sentences that share a
+    # name with it the claim lacks and that name what the question names (the other hop)
+    set_bridges: int = 3
     # contradicted only by a sentence that shares a word with the claim (not by unrelated text)
     contra_overlap: bool = True
     # supported only if the evidence holds the claim's names and numbers ("facts"), every

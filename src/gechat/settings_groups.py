@@ -54,7 +54,7 @@ GROUPS: dict[str, dict[str, str]] = {
     "tuning": {name: name for name in (
         "alpha", "beta", "len_norm", "len_ref_words", "evidence_max_candidates", "set_top", "set_anchors",
         "set_anchors_steps", "set_max", "set_gain", "set_contribution", "set_linked", "set_needed", "set_named",
-        "contra_overlap", "evidence_coverage", "evidence_headings", "reflection_k", "ann_threshold",
+        "set_bridges", "contra_overlap", "evidence_coverage", "evidence_headings", "reflection_k", "ann_threshold",
         "graph_alias_threshold", "graph_description_chars", "graph_hops", "graph_seeds", "graph_max_nodes",
         "graph_decay", "correct_threshold", "scopecoe_threshold", "scopecoe_keyword_threshold")},
 }

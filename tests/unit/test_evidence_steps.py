@@ -257,10 +257,10 @@ def _named_pool() -> EvidencePool:
 
 def test_naming_counts_the_question_names_a_set_states_headings_half() -> None:
     from gechat.evidence.sets import naming
-    from gechat.lexical import tie_keys
+    from gechat.lexical import name_words
 
     brown, shawnee, county = _named_pool().sentences
-    anchor = tie_keys("Brown State Fishing Lake is in a county of how many inhabitants?")
+    anchor = name_words("Brown State Fishing Lake is in a county of how many inhabitants?")
     assert naming(anchor, [brown, county]) == 1.0
     assert naming(anchor, [shawnee, county]) == (3 + 0.5) / 4  # "Brown" only in a heading
     assert naming(frozenset(), [brown]) == 0.0
@@ -285,3 +285,56 @@ def test_named_sets_prefer_the_set_that_names_what_the_question_asks_about() -> 
         picked[named] = [e.text for e in st.evidence]
     assert picked[False] == [shawnee, county]
     assert picked[True] == [brown, county]
+
+
+def _bridge_pool() -> EvidencePool:
+    """The arena's paragraph, another arena's, and the team's, whose sentence names the
+    arena but not the team (its heading does)."""
+    texts = [("The Androscoggin Bank Colisée is a 4,000 capacity arena in Lewiston, Maine.", ""),
+             ("The Robins Center is a 7,201-seat arena in Richmond, Virginia.", ""),
+             ("The team played its home games at the Androscoggin Bank Colisée.", "Lewiston Maineiacs")]
+    sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)
+             for i, (t, c) in enumerate(texts)]
+    chunks = {s.chunk_id: Chunk(id=s.chunk_id, doc_id=s.doc_id, ord=0, start=0, end=s.end, text=s.text,
+                                sentence_ids=[s.id]) for s in sents}
+    return EvidencePool(sentences=sents, chunks=chunks, titles={s.doc_id: f"{s.doc_id}.md" for s in sents})
+
+
+def test_name_words_are_whole_capitalised_words_and_numbers() -> None:
+    from gechat.lexical import name_words
+
+    assert name_words("The Lewiston Maineiacs' arena seats 3,677.") >= {"lewiston", "maineiacs", "3677"}
+    assert "maine" not in name_words("The Lewiston Maineiacs")
+    assert name_words("Kasper's father") == {"kasper"}
+
+
+def test_bridges_pair_an_anchor_with_the_hop_about_the_question_subject() -> None:
+    from gechat.evidence.sets import bridges
+    from gechat.lexical import name_words
+
+    arena, other, team = _bridge_pool().sentences
+    names = name_words("The arena where the Lewiston Maineiacs played can seat how many people?")
+    claim = "The arena where the Lewiston Maineiacs played can seat 4,000 people."
+    pairs = bridges([arena], [arena, other, team], claim, names)
+    assert [(a.id, b.id) for a, b in pairs] == [(arena.id, team.id)]  # joined by "Androscoggin", "Colisée"
+    assert bridges([other], [arena, other, team], claim, names) == []  # nothing shared but the claim's words
+    assert bridges([arena], [arena, other, team], claim, names, per_anchor=0) == []
+
+
+def test_a_bridge_pair_is_scored_though_its_hop_is_not_among_the_strongest() -> None:
+    arena, other, team = (s.text for s in _bridge_pool().sentences)
+    table = {f"{arena} {team}": (0.9, 0.0), arena: (0.3, 0.0), other: (0.3, 0.0)}
+    question = "The arena where the Lewiston Maineiacs played can seat how many people?"
+    claim = ClaimInput(text="The arena where the Lewiston Maineiacs played can seat 4,000 people.",
+                       source="answer", given=question)
+    found = {}
+    for n in (0, 1):
+        ctx = context(Scripted(table))
+        ctx.pool = _bridge_pool()
+        st = ClaimState(claim=claim)
+        Candidates(60).run([st], ctx)
+        NliScores().run([st], ctx)
+        SentenceSets(top=2, bridges=n).run([st], ctx)  # the team's sentence is third by relevance
+        found[n] = [e.text for e in st.evidence] if st.passes else None
+    assert found[0] is None
+    assert found[1] == [arena, team]

@@ -77,7 +77,7 @@ def _sets(settings: Settings, **deps: Any) -> EvidenceStep:
     return SentenceSets(top=settings.set_top, max_size=settings.set_max, gain=settings.set_gain,
                         anchors=settings.set_anchors, step_anchors=settings.set_anchors_steps,
                         contribution=settings.set_contribution, linked=settings.set_linked, needed=settings.set_needed,
-                        named=settings.set_named)
+                        named=settings.set_named, bridges=settings.set_bridges)
 
 
 @STEPS.register("values")

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import is_heading
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, runs
-from gechat.lexical import content_keys, tie_keys
+from gechat.lexical import content_keys, name_words, tie_keys
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 
@@ -41,10 +41,10 @@ class SentenceSets:
     def __init__(self, *, top: int, max_size: int = 2, gain: float | None = None,
                  anchors: int | None = None, step_anchors: int | None = None, beam: int = 3,
                  contribution: bool = True, linked: bool = False, needed: float | None = None,
-                 named: bool = False) -> None:
+                 named: bool = False, bridges: int = 0) -> None:
         self.top, self.max_size, self.gain, self.beam = top, max_size, gain, beam
         self.anchors, self.step_anchors, self.contribution = anchors, step_anchors, contribution
-        self.needed, self.linked, self.named = needed, linked, named
+        self.needed, self.linked, self.named, self.bridges = needed, linked, named, bridges
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         for state in active(states):
@@ -70,7 +70,8 @@ class SentenceSets:
         assert state.probs is not None
         by_pos = {(s.chunk_id, s.ord): s for s in pool.sentences}
         by_id = {s.id: s for s in pool.sentences}
-        top = [cands[int(i)].id for i in np.argsort(-_relevance(state, ctx))[: self.top]]
+        by_relevance = [cands[int(i)] for i in np.argsort(-_relevance(state, ctx))]
+        top = [s.id for s in by_relevance[: self.top]]
 
         def near(i: int) -> list[int]:
             s = by_id[i]
@@ -91,8 +92,11 @@ class SentenceSets:
         anchors = top[:n_anchors] if n_anchors is not None else top
         claim_keys = content_keys(claim.text)
         anchor = tie_keys(claim.given) if claim.given else tie_keys(claim.text)
+        names = name_words(claim.given or claim.text)
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
         level |= {frozenset((a, n)) for a in anchors for n in near(a)}
+        level |= {frozenset((a.id, b.id)) for a, b in bridges(by_relevance[: self.bridges], by_relevance, claim.text,
+                                                              names)}
         scored: dict[Ids, tuple[Probs, float]] = {}
         best_p = float(state.probs[:, ENTAILMENT].max())
         for size in range(2, self.max_size + 1):
@@ -116,7 +120,7 @@ class SentenceSets:
         # with ``named``, the set that names more of what the question asks about wins, F
         # breaks ties: the cross-encoder reads "Shawnee State Fishing Lake is in Shawnee
         # County" as well as "Brown State Fishing Lake is in Brown County" for a claim on the latter
-        passing = sorted(((naming(anchor, ordered(c)) if self.named else 0.0, f_, c) for c, (p_, f_) in scored.items()
+        passing = sorted(((naming(names, ordered(c)) if self.named else 0.0, f_, c) for c, (p_, f_) in scored.items()
                          if p_[ENTAILMENT] >= ctx.supported and ctx.covers(claim, text(c))),
                          key=lambda t: (-t[0], -t[1]))
         single = {s.id: float(state.probs[k, ENTAILMENT]) for k, s in enumerate(cands)}
@@ -195,12 +199,30 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     return bool(anchor) and all(any(names[i] & anchor for i in members) for members in groups)
 
 
+def bridges(anchors: list[Sentence], cands: list[Sentence], claim: str, names: frozenset[str],
+            per_anchor: int = 5) -> list[tuple[Sentence, Sentence]]:
+    """Pairs for the second hop of a chain: each anchor with the candidates (the first
+    ``per_anchor``, in the order given) that share a name with it which the claim does not
+    hold (the thing that joins the hops, "the Androscoggin Bank Colisée") and that state, or
+    sit under a heading naming, something the question names (``names``). The hop about the
+    question's subject often entails nothing alone ("The team played its home games at the
+    Androscoggin Bank Colisée.", P 0.01) and is far from the claim, so it is rarely among the
+    strongest candidates."""
+    claim_names = name_words(claim)
+    out = []
+    for a in anchors:
+        via = name_words(a.text) - claim_names
+        partners = [c for c in cands if c.id != a.id and name_words(c.text) & via and naming(names, [c]) > 0]
+        out += [(a, c) for c in partners[:per_anchor]]
+    return out
+
+
 def naming(anchor: frozenset[str], sents: list[Sentence]) -> float:
     """How much of what the question names (``anchor``: its names and numbers as keys) the
     sentences state: each key in their text counts 1, one only in their headings 1/2 (a
     heading says what a sentence is about, not that it states the name), over the keys."""
     if not anchor:
         return 0.0
-    said = frozenset().union(*(tie_keys(s.text) for s in sents))
-    heads = frozenset().union(*(tie_keys(s.context) for s in sents))
+    said = frozenset().union(*(name_words(s.text) for s in sents))
+    heads = frozenset().union(*(name_words(s.context) for s in sents))
     return (len(anchor & said) + 0.5 * len(anchor & heads - said)) / len(anchor)
