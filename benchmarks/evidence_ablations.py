@@ -28,6 +28,9 @@ against the defaults on the same questions:
 - ``supported-0.15`` .. ``supported-0.7``: the evidence's P_entail a supported claim needs
   (``supported_threshold``; default: the model's calibrated 0.25).
 - ``no-values``: no ``values`` step (no contradiction from a value that differs).
+- ``unnamed``: among the sets that pass, the highest F is shown whatever names it states, and
+  no bridge pairs (``set_named`` false, ``set_bridges`` 0: the defaults before 2026-11-29);
+  ``no-bridges``: only the latter.
 - ``anchors-2``: pairs must hold one of the 2 strongest candidates (``set_anchors`` 2, the
   default until 2026-11-25; now any two of the ``set_top``).
 - ``set-top-10``, ``set-top-20``: sentence sets drawn from the 10 (20) strongest candidates
@@ -218,6 +221,8 @@ def main() -> None:
         "headings-pronoun": lambda: measure(selector(evidence_headings="pronoun"), memo, questions),
         "unlinked": lambda: measure(selector(set_linked=False), memo, questions),
         "needed-off": lambda: measure(selector(set_needed=None), memo, questions),
+        "unnamed": lambda: measure(selector(set_named=False, set_bridges=0), memo, questions),
+        "no-bridges": lambda: measure(selector(set_bridges=0), memo, questions),
         "needed-0.1": lambda: measure(selector(set_needed=0.1), memo, questions),
         "no-values": lambda: measure(selector(evidence_steps=["facts", "candidates", "nli", "sets", "verdict"]), memo,
                                      questions),

@@ -242,17 +242,21 @@ def test_a_sentence_that_only_repeats_the_others_headings_is_a_passenger() -> No
     assert contributes(claim, bare)  # without the headings it would seem to add "Semantic"
 
 
-def _named_pool() -> EvidencePool:
-    """Three one-sentence paragraphs: the lake the question names, another lake, and the
-    county's population under its article's title."""
-    texts = [("Brown State Fishing Lake is a protected area in Brown County, Kansas.", ""),
-             ("Shawnee State Fishing Lake is in Shawnee County, Kansas.", ""),
-             ("As of the 2010 census, the county population was 9,984.", "Brown County, Kansas")]
+def _paragraphs(*texts: tuple[str, str]) -> EvidencePool:
+    """One document per (sentence, its headings)."""
     sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)
              for i, (t, c) in enumerate(texts)]
     chunks = {s.chunk_id: Chunk(id=s.chunk_id, doc_id=s.doc_id, ord=0, start=0, end=s.end, text=s.text,
                                 sentence_ids=[s.id]) for s in sents}
     return EvidencePool(sentences=sents, chunks=chunks, titles={s.doc_id: f"{s.doc_id}.md" for s in sents})
+
+
+def _named_pool() -> EvidencePool:
+    """The lake the question names, another lake, and the county's population under its
+    article's title."""
+    return _paragraphs(("Brown State Fishing Lake is a protected area in Brown County, Kansas.", ""),
+                       ("Shawnee State Fishing Lake is in Shawnee County, Kansas.", ""),
+                       ("As of the 2010 census, the county population was 9,984.", "Brown County, Kansas"))
 
 
 def test_naming_counts_the_question_names_a_set_states_headings_half() -> None:
@@ -290,14 +294,9 @@ def test_named_sets_prefer_the_set_that_names_what_the_question_asks_about() -> 
 def _bridge_pool() -> EvidencePool:
     """The arena's paragraph, another arena's, and the team's, whose sentence names the
     arena but not the team (its heading does)."""
-    texts = [("The Androscoggin Bank Colisée is a 4,000 capacity arena in Lewiston, Maine.", ""),
-             ("The Robins Center is a 7,201-seat arena in Richmond, Virginia.", ""),
-             ("The team played its home games at the Androscoggin Bank Colisée.", "Lewiston Maineiacs")]
-    sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)
-             for i, (t, c) in enumerate(texts)]
-    chunks = {s.chunk_id: Chunk(id=s.chunk_id, doc_id=s.doc_id, ord=0, start=0, end=s.end, text=s.text,
-                                sentence_ids=[s.id]) for s in sents}
-    return EvidencePool(sentences=sents, chunks=chunks, titles={s.doc_id: f"{s.doc_id}.md" for s in sents})
+    return _paragraphs(("The Androscoggin Bank Colisée is a 4,000 capacity arena in Lewiston, Maine.", ""),
+                       ("The Robins Center is a 7,201-seat arena in Richmond, Virginia.", ""),
+                       ("The team played its home games at the Androscoggin Bank Colisée.", "Lewiston Maineiacs"))
 
 
 def test_name_words_are_whole_capitalised_words_and_numbers() -> None:
