@@ -6,7 +6,9 @@ a multi-hop fact told in two places ("A was born in X" + "X is in Y"). Sets grow
 search over the strongest candidates (by P_entail plus cosine to the claim) and their
 neighbours, and stop growing when a bigger set entails no more. Among the sets that pass,
 the highest F wins, so the length penalty keeps sets small; with ``named``, first the sets
-that state more of the question's names (``naming``).
+that state more of the question's names (``naming``). With ``bridges`` N, the first level also
+pairs each of the N strongest candidates with the sentences tied to it by a name the claim
+lacks that name the question's subject (``bridges``): the other hop of a chain.
 
 No passengers: with ``contribution`` every sentence of a set must hold a word of the claim
 that the others lack, or the set is one sentence of evidence plus one the model happened to
@@ -217,12 +219,12 @@ def bridges(anchors: list[Sentence], cands: list[Sentence], claim: str, names: f
     return out
 
 
-def naming(anchor: frozenset[str], sents: list[Sentence]) -> float:
-    """How much of what the question names (``anchor``: its names and numbers as keys) the
-    sentences state: each key in their text counts 1, one only in their headings 1/2 (a
-    heading says what a sentence is about, not that it states the name), over the keys."""
-    if not anchor:
+def naming(names: frozenset[str], sents: list[Sentence]) -> float:
+    """How much of what the question names (``names``: its ``name_words``) the sentences
+    state: each name in their text counts 1, one only in their headings 1/2 (a heading says
+    what a sentence is about, not that it states the name), over the names."""
+    if not names:
         return 0.0
     said = frozenset().union(*(name_words(s.text) for s in sents))
     heads = frozenset().union(*(name_words(s.context) for s in sents))
-    return (len(anchor & said) + 0.5 * len(anchor & heads - said)) / len(anchor)
+    return (len(names & said) + 0.5 * len(names & heads - said)) / len(names)
