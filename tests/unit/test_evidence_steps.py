@@ -251,6 +251,18 @@ def _paragraphs(*texts: tuple[str, str]) -> EvidencePool:
     return EvidencePool(sentences=sents, chunks=chunks, titles={s.doc_id: f"{s.doc_id}.md" for s in sents})
 
 
+def _set_evidence(table: dict[str, tuple[float, float]], pool: EvidencePool, claim: ClaimInput,
+                  sets: SentenceSets) -> list[str] | None:
+    """The texts of the evidence ``sets`` finds for ``claim`` in ``pool`` (None: it does not pass)."""
+    ctx = context(Scripted(table))
+    ctx.pool = pool
+    st = ClaimState(claim=claim)
+    Candidates(60).run([st], ctx)
+    NliScores().run([st], ctx)
+    sets.run([st], ctx)
+    return [e.text for e in st.evidence] if st.passes else None
+
+
 def _named_pool() -> EvidencePool:
     """The lake the question names, another lake, and the county's population under its
     article's title."""
@@ -277,16 +289,8 @@ def test_named_sets_prefer_the_set_that_names_what_the_question_asks_about() -> 
     question = "Brown State Fishing Lake is in a county that has a population of how many inhabitants?"
     claim = ClaimInput(text="Brown State Fishing Lake is in a county that has a population of 9,984.",
                        source="answer", given=question)
-    picked = {}
-    for named in (False, True):
-        ctx = context(Scripted(table))
-        ctx.pool = _named_pool()
-        st = ClaimState(claim=claim)
-        Candidates(60).run([st], ctx)
-        NliScores().run([st], ctx)
-        SentenceSets(top=3, named=named).run([st], ctx)
-        assert st.passes
-        picked[named] = [e.text for e in st.evidence]
+    picked = {named: _set_evidence(table, _named_pool(), claim, SentenceSets(top=3, named=named))
+              for named in (False, True)}
     assert picked[False] == [shawnee, county]
     assert picked[True] == [brown, county]
 
@@ -326,14 +330,7 @@ def test_a_bridge_pair_is_scored_though_its_hop_is_not_among_the_strongest() -> 
     question = "The arena where the Lewiston Maineiacs played can seat how many people?"
     claim = ClaimInput(text="The arena where the Lewiston Maineiacs played can seat 4,000 people.",
                        source="answer", given=question)
-    found = {}
-    for n in (0, 1):
-        ctx = context(Scripted(table))
-        ctx.pool = _bridge_pool()
-        st = ClaimState(claim=claim)
-        Candidates(60).run([st], ctx)
-        NliScores().run([st], ctx)
-        SentenceSets(top=2, bridges=n).run([st], ctx)  # the team's sentence is third by relevance
-        found[n] = [e.text for e in st.evidence] if st.passes else None
+    # the team's sentence is third by relevance, out of the top 2
+    found = {n: _set_evidence(table, _bridge_pool(), claim, SentenceSets(top=2, bridges=n)) for n in (0, 1)}
     assert found[0] is None
     assert found[1] == [arena, team]

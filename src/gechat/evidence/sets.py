@@ -211,10 +211,11 @@ def bridges(anchors: list[Sentence], cands: list[Sentence], claim: str, names: f
     Androscoggin Bank Colisée.", P 0.01) and is far from the claim, so it is rarely among the
     strongest candidates."""
     claim_names = name_words(claim)
+    about = [c for c in cands if naming(names, [c]) > 0]  # the same for every anchor
     out = []
     for a in anchors:
         via = name_words(a.text) - claim_names
-        partners = [c for c in cands if c.id != a.id and name_words(c.text) & via and naming(names, [c]) > 0]
+        partners = [c for c in about if c.id != a.id and name_words(c.text) & via]
         out += [(a, c) for c in partners[:per_anchor]]
     return out
 
