@@ -114,6 +114,20 @@ def name_words(text: str) -> frozenset[str]:
     return frozenset(w for w in names if w not in STOPWORDS) | number_keys(text)
 
 
+# a name: capitalised words, with the small words names hold between them ("Bank of America")
+_NAME_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:(?:of|the|de|del|da|la|le|van|von|der|du|y)\s+)*[A-Z][\w'-]+)*")
+
+
+@lru_cache(maxsize=8192)
+def name_groups(text: str) -> tuple[frozenset[str], ...]:
+    """The names ``text`` holds, each as the set of its ``name_words`` ("Kasper Schmeichel" ->
+    {kasper, schmeichel}), and each number on its own: a name is one thing, so a sentence
+    states it only when it holds all of its words, not one of them ("Kasper Hvidt")."""
+    groups = [name_words(m.group()) for m in _NAME_RUN.finditer(_split_alnum(text))]
+    groups += [frozenset([k]) for k in number_keys(text)]
+    return tuple(dict.fromkeys(g for g in groups if g))
+
+
 @lru_cache(maxsize=8192)
 def fact_keys(text: str) -> frozenset[str]:
     """The words a reader checks first, names (capitalised words) and numbers, as keys."""

@@ -264,22 +264,43 @@ def _set_evidence(table: dict[str, tuple[float, float]], pool: EvidencePool, cla
 
 
 def _named_pool() -> EvidencePool:
-    """The lake the question names, another lake, and the county's population under its
+    """The lake the question names, another lake, and the county's population, each under its
     article's title."""
-    return _paragraphs(("Brown State Fishing Lake is a protected area in Brown County, Kansas.", ""),
-                       ("Shawnee State Fishing Lake is in Shawnee County, Kansas.", ""),
+    return _paragraphs(("Brown State Fishing Lake is a protected area in Brown County, Kansas.",
+                        "Brown State Fishing Lake"),
+                       ("Shawnee State Fishing Lake is in Shawnee County, Kansas.", "Shawnee State Fishing Lake"),
                        ("As of the 2010 census, the county population was 9,984.", "Brown County, Kansas"))
 
 
-def test_naming_counts_the_question_names_a_set_states_headings_half() -> None:
+def test_naming_counts_the_names_a_set_is_about_and_half_those_in_passing_or_headings() -> None:
     from gechat.evidence.sets import naming
-    from gechat.lexical import name_words
+    from gechat.lexical import name_groups
 
     brown, shawnee, county = _named_pool().sentences
-    anchor = name_words("Brown State Fishing Lake is in a county of how many inhabitants?")
-    assert naming(anchor, [brown, county]) == 1.0
-    assert naming(anchor, [shawnee, county]) == (3 + 0.5) / 4  # "Brown" only in a heading
-    assert naming(frozenset(), [brown]) == 0.0
+    lake = name_groups("Brown State Fishing Lake is in a county of how many inhabitants?")
+    assert naming(lake, [brown, county]) == 1.0
+    # the other lake's sentence holds 3 of the name's 4 words; "Brown" in the county's heading
+    # is in another sentence, and a name is one thing
+    assert naming(lake, [shawnee, county]) == 3 / 4
+    # stated in passing: the lake's name in a sentence of another article
+    passing, = _paragraphs(("Kansas Lakes lists Brown State Fishing Lake among its lakes.", "Kansas Lakes")).sentences
+    assert naming(lake, [passing]) == 0.5
+    assert naming((), [brown]) == 0.0
+
+
+def test_naming_reads_a_name_in_one_sentence_not_its_words_across_two() -> None:
+    from gechat.evidence.sets import naming
+    from gechat.lexical import name_groups
+
+    son, father, player = _paragraphs(
+        ("Kasper Peter Schmeichel (born 1986) is a Danish goalkeeper.", "Kasper Schmeichel"),
+        ("Peter Schmeichel was voted the World's Best Goalkeeper in 1992.", "Peter Schmeichel"),
+        ("Kasper Hvidt (born 1976) is a Danish handball goalkeeper.", "Kasper Hvidt")).sentences
+    names = name_groups("What was the father of Kasper Schmeichel voted in 1992?")
+    assert names == (frozenset({"kasper", "schmeichel"}), frozenset({"1992"}))
+    assert naming(names, [son, father]) == (2 + 0.5) / 3  # the year stated, not in a heading
+    # "Kasper" in one sentence and "Schmeichel" in another name two other men
+    assert naming(names, [player, father]) == (1 + 0.5) / 3
 
 
 def test_named_sets_prefer_the_set_that_names_what_the_question_asks_about() -> None:
@@ -309,14 +330,18 @@ def test_name_words_are_whole_capitalised_words_and_numbers() -> None:
     assert name_words("The Lewiston Maineiacs' arena seats 3,677.") >= {"lewiston", "maineiacs", "3677"}
     assert "maine" not in name_words("The Lewiston Maineiacs")
     assert name_words("Kasper's father") == {"kasper"}
+    from gechat.lexical import name_groups
+
+    assert name_groups("Did Bank of America and Acme Corp report revenue for FY2022?") == (
+        frozenset({"bank", "america"}), frozenset({"acme", "corp"}), frozenset({"fy"}), frozenset({"2022"}))
 
 
 def test_bridges_pair_an_anchor_with_the_hop_about_the_question_subject() -> None:
     from gechat.evidence.sets import bridges
-    from gechat.lexical import name_words
+    from gechat.lexical import name_groups
 
     arena, other, team = _bridge_pool().sentences
-    names = name_words("The arena where the Lewiston Maineiacs played can seat how many people?")
+    names = name_groups("The arena where the Lewiston Maineiacs played can seat how many people?")
     claim = "The arena where the Lewiston Maineiacs played can seat 4,000 people."
     pairs = bridges([arena], [arena, other, team], claim, names)
     assert [(a.id, b.id) for a, b in pairs] == [(arena.id, team.id)]  # joined by "Androscoggin", "Colisée"

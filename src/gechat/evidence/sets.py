@@ -30,11 +30,12 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import is_heading
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, runs
-from gechat.lexical import content_keys, name_words, tie_keys
+from gechat.lexical import content_keys, name_groups, name_words, tie_keys
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 
 Ids = frozenset[int]
+Names = tuple[frozenset[str], ...]  # the question's names, each as its words (``name_groups``)
 
 
 class SentenceSets:
@@ -94,7 +95,7 @@ class SentenceSets:
         anchors = top[:n_anchors] if n_anchors is not None else top
         claim_keys = content_keys(claim.text)
         anchor = tie_keys(claim.given) if claim.given else tie_keys(claim.text)
-        names = name_words(claim.given or claim.text)
+        names = name_groups(claim.given or claim.text)
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
         level |= {frozenset((a, n)) for a in anchors for n in near(a)}
         level |= {frozenset((a.id, b.id)) for a, b in bridges(by_relevance[: self.bridges], by_relevance, claim.text,
@@ -201,7 +202,7 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     return bool(anchor) and all(any(names[i] & anchor for i in members) for members in groups)
 
 
-def bridges(anchors: list[Sentence], cands: list[Sentence], claim: str, names: frozenset[str],
+def bridges(anchors: list[Sentence], cands: list[Sentence], claim: str, names: Names,
             per_anchor: int = 5) -> list[tuple[Sentence, Sentence]]:
     """Pairs for the second hop of a chain: each anchor with the candidates (the first
     ``per_anchor``, in the order given) that share a name with it which the claim does not
@@ -220,12 +221,16 @@ def bridges(anchors: list[Sentence], cands: list[Sentence], claim: str, names: f
     return out
 
 
-def naming(names: frozenset[str], sents: list[Sentence]) -> float:
-    """How much of what the question names (``names``: its ``name_words``) the sentences
-    state: each name in their text counts 1, one only in their headings 1/2 (a heading says
-    what a sentence is about, not that it states the name), over the names."""
+def naming(names: Names, sents: list[Sentence]) -> float:
+    """How much of what the question names (``names``: its ``name_groups``) the sentences are
+    about, as a share of the names' words, each name read in one sentence (the one that
+    holds most of it: "Kasper Hvidt" holds half of "Kasper Schmeichel", "Kasper Peter
+    Schmeichel" all of it). A word counts 1 where that sentence states it under a heading
+    that names it too ("Local H is an American rock band" in "Local H"); 1/2 where it is
+    only stated in passing ("... with national acts including Local H" in "For Against") or
+    only named by the headings (a heading says what a sentence is about, not that it states it)."""
     if not names:
         return 0.0
-    said = frozenset().union(*(name_words(s.text) for s in sents))
-    heads = frozenset().union(*(name_words(s.context) for s in sents))
-    return (len(names & said) + 0.5 * len(names & heads - said)) / len(names)
+    held = [(name_words(s.text), name_words(s.context)) for s in sents]
+    return sum(max(len(g & text & head) + 0.5 * len(g & (text | head) - (text & head)) for text, head in held)
+               for g in names) / sum(len(g) for g in names)
