@@ -242,6 +242,17 @@ def test_a_sentence_that_only_repeats_the_others_headings_is_a_passenger() -> No
     assert contributes(claim, bare)  # without the headings it would seem to add "Semantic"
 
 
+def test_a_hop_told_with_a_pronoun_contributes_the_names_of_its_headings() -> None:
+    from gechat.evidence.sets import contributes
+    from gechat.lexical import content_keys
+
+    married, born = _paragraphs(("Born in Pittsburgh, he married the actress Lillian Russell.", "Alexander Moore"),
+                                ("Russell was born in Clinton, Iowa.", "Lillian Russell")).sentences
+    claim = content_keys("The wife of Alexander Moore was born in Clinton.")
+    assert contributes(claim, [married, born])  # "Alexander Moore" is what "he" names
+    assert not contributes(claim, [married.model_copy(update={"context": ""}), born])
+
+
 def _paragraphs(*texts: tuple[str, str]) -> EvidencePool:
     """One document per (sentence, its headings)."""
     sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)

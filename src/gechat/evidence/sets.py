@@ -11,7 +11,8 @@ pairs each of the N strongest candidates with the sentences tied to it by a name
 lacks that name the question's subject (``bridges``): the other hop of a chain.
 
 No passengers: with ``contribution`` every sentence of a set must hold a word of the claim
-that the others lack, or the set is one sentence of evidence plus one the model happened to
+(in its text, or in its own headings, which say whom its pronouns name) that the others
+lack, or the set is one sentence of evidence plus one the model happened to
 like, and the reader would be shown text that proves nothing; with ``needed`` the model must
 agree: the set without any one of its sentences lacks a name or number of the claim, or
 entails at least ``needed`` less (else the next best set that passes is taken). With
@@ -170,12 +171,18 @@ def _relevance(state: ClaimState, ctx: EvidenceContext) -> npt.NDArray[np.float6
 
 def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
     """Every sentence of a set tells part of the claim that the others do not: a word of the
-    claim that neither their text nor their headings hold ("... semantic features in
-    www.semanticscholar.org" adds nothing to a sentence under the title "... in Semantic
-    Scholar")."""
-    covers = [claim_keys & content_keys(s.text) for s in sents]
-    held = [content_keys(s.text) | content_keys(s.context) for s in sents]
-    return all(c - frozenset().union(*(h for j, h in enumerate(held) if j != i)) for i, c in enumerate(covers))
+    claim in its text or its own headings that the others' text lacks, and the headings of
+    the others under the same headings ("... semantic features in www.semanticscholar.org"
+    adds nothing to a sentence of the same section under the title "... in Semantic
+    Scholar"). A sentence's own headings count because they say whom its pronouns name:
+    "Born in Pittsburgh, he married Lillian Russell" under "Alexander Moore" is the hop to
+    "Russell was born in Clinton" for the wife of Alexander Moore."""
+    said = [content_keys(s.text) for s in sents]
+    heads = [content_keys(s.context) for s in sents]
+    covers = [claim_keys & (said[i] | heads[i]) for i in range(len(sents))]
+    return all(c - frozenset().union(*(said[j] | (heads[j] if sents[j].context == s.context else frozenset())
+                                       for j in range(len(sents)) if j != i))
+               for i, (s, c) in enumerate(zip(sents, covers, strict=True)))
 
 
 def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
