@@ -253,6 +253,48 @@ def test_a_hop_told_with_a_pronoun_contributes_the_names_of_its_headings() -> No
     assert not contributes(claim, [married.model_copy(update={"context": ""}), born])
 
 
+def _chain_pool() -> EvidencePool:
+    """The question's subject introduced, the hop to her husband told with a pronoun, and the
+    husband's birth, each under its article's title."""
+    return _paragraphs(("Marie Octavie Coudreau (1867-1938) was an explorer from Anais.", "Octavie Coudreau"),
+                       ("Her husband was the geographer Henri Coudreau.", "Octavie Coudreau"),
+                       ("Henri Anatole Coudreau (born 1859 in Sonnac) explored Guiana.", "Henri Coudreau"))
+
+
+def test_a_sentence_opening_with_a_pronoun_states_what_its_heading_names() -> None:
+    from gechat.evidence.sets import naming
+    from gechat.evidence.steps import leans_back
+    from gechat.lexical import name_groups
+
+    assert leans_back("Her husband was ...") and leans_back('"It rose 4%."') and not leans_back("Helen was ...")
+    intro, hop, _ = _chain_pool().sentences
+    names = name_groups("Where was the husband of Octavie Coudreau born?")
+    assert naming(names, [hop]) == naming(names, [intro]) == 1.0
+    assert naming(names, [hop.model_copy(update={"context": "Explorers"})]) == 0.5 / 2  # "Coudreau" in passing
+
+
+def test_joined_sets_are_tied_by_a_name_the_claim_lacks() -> None:
+    from gechat.evidence.sets import joined
+    from gechat.lexical import name_words
+
+    intro, hop, born = _chain_pool().sentences
+    claim = name_words("The husband of Octavie Coudreau was born in Sonnac.")
+    assert joined(claim, [hop, born])  # "Henri Coudreau" is in both
+    assert not joined(claim, [intro, born])  # only "Coudreau", which the claim holds
+
+
+def test_named_sets_prefer_the_chain_to_two_facts_about_its_ends() -> None:
+    intro, hop, born = (s.text for s in _chain_pool().sentences)
+    # the model likes the subject's introduction with the husband's birth better
+    table = {f"{intro} {born}": (0.99, 0.0), f"{hop} {born}": (0.9, 0.0)}
+    claim = ClaimInput(text="The husband of Octavie Coudreau was born in Sonnac.", source="answer",
+                       given="Where was the husband of Octavie Coudreau born?")
+    picked = {named: _set_evidence(table, _chain_pool(), claim, SentenceSets(top=3, named=named))
+              for named in (False, True)}
+    assert picked[False] == [intro, born]
+    assert picked[True] == [hop, born]
+
+
 def _paragraphs(*texts: tuple[str, str]) -> EvidencePool:
     """One document per (sentence, its headings)."""
     sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)

@@ -6,7 +6,8 @@ a multi-hop fact told in two places ("A was born in X" + "X is in Y"). Sets grow
 search over the strongest candidates (by P_entail plus cosine to the claim) and their
 neighbours, and stop growing when a bigger set entails no more. Among the sets that pass,
 the highest F wins, so the length penalty keeps sets small; with ``named``, first the sets
-that state more of the question's names (``naming``). With ``bridges`` N, the first level also
+about more of the question's names (``naming``), then those joined by a name the claim lacks
+(``joined``: the hops of a chain). With ``bridges`` N, the first level also
 pairs each of the N strongest candidates with the sentences tied to it by a name the claim
 lacks that name the question's subject (``bridges``): the other hop of a chain.
 
@@ -30,7 +31,7 @@ import numpy.typing as npt
 
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import is_heading
-from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, runs
+from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.lexical import content_keys, name_groups, name_words, tie_keys
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
@@ -121,14 +122,21 @@ class SentenceSets:
             best_p = float(p[:, ENTAILMENT].max())
             beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
             level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
-        # with ``named``, the set that names more of what the question asks about wins, F
-        # breaks ties: the cross-encoder reads "Shawnee State Fishing Lake is in Shawnee
-        # County" as well as "Brown State Fishing Lake is in Brown County" for a claim on the latter
-        passing = sorted(((naming(names, ordered(c)) if self.named else 0.0, f_, c) for c, (p_, f_) in scored.items()
-                         if p_[ENTAILMENT] >= ctx.supported and ctx.covers(claim, text(c))),
-                         key=lambda t: (-t[0], -t[1]))
+        # with ``named``, the set that names more of what the question asks about wins, then a
+        # set whose sentences are joined by a name (a chain), F breaks ties: the cross-encoder
+        # reads "Shawnee State Fishing Lake is in Shawnee County" as well as "Brown State
+        # Fishing Lake is in Brown County" for a claim on the latter
+        claim_names = name_words(claim.text)
+
+        def rank(c: Ids) -> tuple[float, bool, float]:
+            if not self.named:
+                return 0.0, False, scored[c][1]
+            return naming(names, ordered(c)), joined(claim_names, ordered(c)), scored[c][1]
+
+        passing = sorted((c for c, (p_, _) in scored.items() if p_[ENTAILMENT] >= ctx.supported
+                          and ctx.covers(claim, text(c))), key=rank, reverse=True)
         single = {s.id: float(state.probs[k, ENTAILMENT]) for k, s in enumerate(cands)}
-        for _, _, chosen in passing:
+        for chosen in passing:
             p_set, f_set = scored[chosen]
             if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, state,
                                                        ctx):
@@ -239,5 +247,23 @@ def naming(names: Names, sents: list[Sentence]) -> float:
     if not names:
         return 0.0
     held = [(name_words(s.text), name_words(s.context)) for s in sents]
+    # a sentence that opens with a pronoun states what its nearest heading names
+    held = [(text | name_words(s.context.rpartition(SEPARATOR)[2]) if leans_back(s.text) else text, head)
+            for s, (text, head) in zip(sents, held, strict=True)]
     return sum(max(len(g & text & head) + 0.5 * len(g & (text | head) - (text & head)) for text, head in held)
                for g in names) / sum(len(g) for g in names)
+
+
+def joined(claim_names: frozenset[str], sents: list[Sentence]) -> bool:
+    """Whether each sentence of a set shares a whole name with another that the claim does
+    not hold: the thing between the hops of a chain ("Her husband was the explorer Henri
+    Coudreau." and "Henri Anatole Coudreau (6 May 1859 Sonnac - ...)"). A sentence about the
+    question's subject and one about the answer, tied only by the names the claim already
+    holds, tell two facts, not how they connect."""
+    words = [name_words(s.text) for s in sents]
+    names = [[g for g in name_groups(s.text) if g - claim_names] for s in sents]
+
+    def tied(i: int, j: int) -> bool:
+        return any(g <= words[j] for g in names[i]) or any(g <= words[i] for g in names[j])
+
+    return all(any(tied(i, j) for j in range(len(sents)) if j != i) for i in range(len(sents)))

@@ -11,6 +11,7 @@ A claim whose verdict is set is finished: later steps leave it alone.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -136,6 +137,14 @@ class EvidenceContext:
 
 # Sentences that lean on what came before for their subject.
 _LEANS_BACK = frozenset(["he", "she", "it", "they", "his", "her", "its", "their", "this", "these", "those", "such"])
+_FIRST_WORD = re.compile(r"\W*([A-Za-z]+)")
+
+
+def leans_back(text: str) -> bool:
+    """The sentence opens with a pronoun ("He was the son of ...", "Its revenue rose 4%"):
+    whom it names, its nearest heading says."""
+    m = _FIRST_WORD.match(text)
+    return m is not None and m.group(1).casefold() in _LEANS_BACK
 
 
 def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim") -> tuple[str, str]:
@@ -151,8 +160,7 @@ def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings
     if mode == "claim":
         lacking = content_keys(claim.text) - content_keys(text)
         keep = [h for h in parts if content_keys(h) & lacking]
-    first = text.split(maxsplit=1)[0].casefold() if text.strip() else ""
-    if not keep and first in _LEANS_BACK:
+    if not keep and leans_back(text):
         keep = parts[-1:]
     if not keep:
         return text, ""
@@ -192,4 +200,4 @@ def active(states: list[ClaimState]) -> list[ClaimState]:
 
 
 __all__ = ["STEPS", "ClaimState", "EvidenceContext", "EvidenceStep", "Probs", "active", "in_context", "in_order",
-           "runs"]
+           "leans_back", "runs"]
