@@ -186,7 +186,8 @@ class Settings(BaseSettings):
     set_anchors_steps: int | None = 2
     set_max: int = 2
     set_gain: float | None = 0.1
-    # a set only where each sentence holds a word of the claim the others lack (no passengers)
+    # a set only where each sentence holds a word of the claim the others lack, in its text or
+    # its own headings (no passengers)
     set_contribution: bool = True
     # ... and each sentence is tied to the question's names or to another sentence of the set
     # (a name or number in common, headings included, or the same chunk): no chain of two
@@ -195,8 +196,9 @@ class Settings(BaseSettings):
     # ... and the model must agree: without any one of its sentences the set lacks a name or
     # number of the claim, or entails at least this much less (None: no check)
     set_needed: float | None = 0.05
-    # among the sets that pass, the one stating more of the question's names and numbers wins
-    # (its headings count half), F breaks ties
+    # among the sets that pass, the one about more of the question's names and numbers wins
+    # (a name in passing or only in a heading counts half), then one joined by a name the
+    # claim lacks (a chain), F breaks ties
     set_named: bool = True
     # pairs also join each of the set_bridges strongest candidates to sentences that share a
     # name with it the claim lacks and that name what the question names (the other hop)
