@@ -96,19 +96,9 @@ def _opens_sentence(text: str, pos: int) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def tie_keys(text: str) -> frozenset[str]:
-    """Every capitalised word and number as keys, a sentence's first word too: what ties two
-    sentences (or a sentence and its heading) to the same thing. Looser than ``fact_keys``,
-    which must not count an opening "Gross" as a name, but a common opener ("The", "He") is a
-    stopword and ties nothing."""
-    text = _split_alnum(text)
-    return frozenset().union(*(content_keys(m.group()) for m in _CAPITALISED.finditer(text))) | number_keys(text)
-
-
-@lru_cache(maxsize=8192)
 def name_words(text: str) -> frozenset[str]:
     """Capitalised words, whole and lower-cased (a possessive "'s" aside), and numbers: names
-    as a reader matches them, where ``tie_keys`` would let "Maineiacs" meet "Maine"."""
+    as a reader matches them (5-letter keys would let "Maineiacs" meet "Maine")."""
     text = _split_alnum(text)
     names = {w.casefold().removesuffix("'s").rstrip("'") for w in _CAPITALISED.findall(text)}
     return frozenset(w for w in names if w not in STOPWORDS) | number_keys(text)

@@ -189,7 +189,7 @@ def test_nli_reads_a_sentence_under_its_heading_and_shows_it_verbatim() -> None:
 
 def test_linked_sets_hang_together_through_names_headings_or_chunk() -> None:
     from gechat.evidence.sets import linked
-    from gechat.lexical import tie_keys as fact_keys
+    from gechat.lexical import name_words as fact_keys
     from gechat.types import Sentence
 
     def sent(i: int, text: str, chunk: int, context: str = "") -> Sentence:

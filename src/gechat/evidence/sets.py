@@ -32,7 +32,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import is_heading
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
-from gechat.lexical import content_keys, name_groups, name_words, tie_keys
+from gechat.lexical import content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 
@@ -96,8 +96,8 @@ class SentenceSets:
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
         anchors = top[:n_anchors] if n_anchors is not None else top
         claim_keys = content_keys(claim.text)
-        anchor = tie_keys(claim.given) if claim.given else tie_keys(claim.text)
         names = name_groups(claim.given or claim.text)
+        anchor = frozenset().union(*names)  # the question's name words, for ``linked``
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
         level |= {frozenset((a, n)) for a in anchors for n in near(a)}
         level |= {frozenset((a.id, b.id)) for a, b in bridges(by_relevance[: self.bridges], by_relevance, claim.text,
@@ -201,7 +201,7 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     in its text or nearest heading: two facts about two things the question names. Ties use
     the nearest heading only, since every sentence of a document shares the title. With no
     anchor (a question without names) the sentences need only be tied."""
-    names = [tie_keys(s.text) | tie_keys(s.context.rpartition(SEPARATOR)[2]) for s in sents]
+    names = [name_words(s.text) | name_words(s.context.rpartition(SEPARATOR)[2]) for s in sents]
     group = list(range(len(sents)))  # each sentence's group: the smallest index it is tied to
     changed = True
     while changed:
@@ -213,7 +213,7 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
                     changed = True
     groups = [[i for i in range(len(sents)) if group[i] == g] for g in set(group)]
     if len(groups) == 1:
-        return not anchor or any((names[i] | tie_keys(s.context)) & anchor for i, s in enumerate(sents))
+        return not anchor or any((names[i] | name_words(s.context)) & anchor for i, s in enumerate(sents))
     return bool(anchor) and all(any(names[i] & anchor for i in members) for members in groups)
 
 
