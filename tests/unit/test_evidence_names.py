@@ -1,0 +1,184 @@
+"""The sentence-set rules that read names and headings: what a set is about (``naming``), sets
+joined by a name (``joined``), bridge pairs, and contributions through a sentence's headings."""
+
+from __future__ import annotations
+
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.sets import SentenceSets
+from gechat.evidence.steps import ClaimState
+from gechat.types import Chunk, Sentence
+from tests.unit.test_evidence_objective import Scripted, context
+
+
+def test_a_hop_told_with_a_pronoun_contributes_the_names_of_its_headings() -> None:
+    from gechat.evidence.sets import contributes
+    from gechat.lexical import content_keys
+
+    married, born = _paragraphs(("Born in Pittsburgh, he married the actress Lillian Russell.", "Alexander Moore"),
+                                ("Russell was born in Clinton, Iowa.", "Lillian Russell")).sentences
+    claim = content_keys("The wife of Alexander Moore was born in Clinton.")
+    assert contributes(claim, [married, born])  # "Alexander Moore" is what "he" names
+    assert not contributes(claim, [married.model_copy(update={"context": ""}), born])
+
+
+def _chain_pool() -> EvidencePool:
+    """The question's subject introduced, the hop to her husband told with a pronoun, and the
+    husband's birth, each under its article's title."""
+    return _paragraphs(("Marie Octavie Coudreau (1867-1938) was an explorer from Anais.", "Octavie Coudreau"),
+                       ("Her husband was the geographer Henri Coudreau.", "Octavie Coudreau"),
+                       ("Henri Anatole Coudreau (born 1859 in Sonnac) explored Guiana.", "Henri Coudreau"))
+
+
+def test_a_sentence_opening_with_a_pronoun_states_what_its_heading_names() -> None:
+    from gechat.evidence.sets import naming
+    from gechat.evidence.steps import leans_back
+    from gechat.lexical import name_groups
+
+    assert leans_back("Her husband was ...") and leans_back('"It rose 4%."') and not leans_back("Helen was ...")
+    intro, hop, _ = _chain_pool().sentences
+    names = name_groups("Where was the husband of Octavie Coudreau born?")
+    assert naming(names, [hop]) == naming(names, [intro]) == 1.0
+    assert naming(names, [hop.model_copy(update={"context": "Explorers"})]) == 0.5 / 2  # "Coudreau" in passing
+
+
+def test_joined_sets_are_tied_by_a_name_the_claim_lacks() -> None:
+    from gechat.evidence.sets import joined
+    from gechat.lexical import name_words
+
+    intro, hop, born = _chain_pool().sentences
+    claim = name_words("The husband of Octavie Coudreau was born in Sonnac.")
+    assert joined(claim, [hop, born])  # "Henri Coudreau" is in both
+    assert not joined(claim, [intro, born])  # only "Coudreau", which the claim holds
+
+
+def test_named_sets_prefer_the_chain_to_two_facts_about_its_ends() -> None:
+    intro, hop, born = (s.text for s in _chain_pool().sentences)
+    # the model likes the subject's introduction with the husband's birth better
+    table = {f"{intro} {born}": (0.99, 0.0), f"{hop} {born}": (0.9, 0.0)}
+    claim = ClaimInput(text="The husband of Octavie Coudreau was born in Sonnac.", source="answer",
+                       given="Where was the husband of Octavie Coudreau born?")
+    picked = {named: _set_evidence(table, _chain_pool(), claim, SentenceSets(top=3, named=named))
+              for named in (False, True)}
+    assert picked[False] == [intro, born]
+    assert picked[True] == [hop, born]
+
+
+def _paragraphs(*texts: tuple[str, str]) -> EvidencePool:
+    """One document per (sentence, its headings)."""
+    sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)
+             for i, (t, c) in enumerate(texts)]
+    chunks = {s.chunk_id: Chunk(id=s.chunk_id, doc_id=s.doc_id, ord=0, start=0, end=s.end, text=s.text,
+                                sentence_ids=[s.id]) for s in sents}
+    return EvidencePool(sentences=sents, chunks=chunks, titles={s.doc_id: f"{s.doc_id}.md" for s in sents})
+
+
+def _set_evidence(table: dict[str, tuple[float, float]], pool: EvidencePool, claim: ClaimInput,
+                  sets: SentenceSets) -> list[str] | None:
+    """The texts of the evidence ``sets`` finds for ``claim`` in ``pool`` (None: it does not pass)."""
+    ctx = context(Scripted(table))
+    ctx.pool = pool
+    st = ClaimState(claim=claim)
+    Candidates(60).run([st], ctx)
+    NliScores().run([st], ctx)
+    sets.run([st], ctx)
+    return [e.text for e in st.evidence] if st.passes else None
+
+
+def _named_pool() -> EvidencePool:
+    """The lake the question names, another lake, and the county's population, each under its
+    article's title."""
+    return _paragraphs(("Brown State Fishing Lake is a protected area in Brown County, Kansas.",
+                        "Brown State Fishing Lake"),
+                       ("Shawnee State Fishing Lake is in Shawnee County, Kansas.", "Shawnee State Fishing Lake"),
+                       ("As of the 2010 census, the county population was 9,984.", "Brown County, Kansas"))
+
+
+def test_naming_counts_the_names_a_set_is_about_and_half_those_in_passing_or_headings() -> None:
+    from gechat.evidence.sets import naming
+    from gechat.lexical import name_groups
+
+    brown, shawnee, county = _named_pool().sentences
+    lake = name_groups("Brown State Fishing Lake is in a county of how many inhabitants?")
+    assert naming(lake, [brown, county]) == 1.0
+    # the other lake's sentence holds 3 of the name's 4 words; "Brown" in the county's heading
+    # is in another sentence, and a name is one thing
+    assert naming(lake, [shawnee, county]) == 3 / 4
+    # stated in passing: the lake's name in a sentence of another article
+    passing, = _paragraphs(("Kansas Lakes lists Brown State Fishing Lake among its lakes.", "Kansas Lakes")).sentences
+    assert naming(lake, [passing]) == 0.5
+    assert naming((), [brown]) == 0.0
+
+
+def test_naming_reads_a_name_in_one_sentence_not_its_words_across_two() -> None:
+    from gechat.evidence.sets import naming
+    from gechat.lexical import name_groups
+
+    son, father, player = _paragraphs(
+        ("Kasper Peter Schmeichel (born 1986) is a Danish goalkeeper.", "Kasper Schmeichel"),
+        ("Peter Schmeichel was voted the World's Best Goalkeeper in 1992.", "Peter Schmeichel"),
+        ("Kasper Hvidt (born 1976) is a Danish handball goalkeeper.", "Kasper Hvidt")).sentences
+    names = name_groups("What was the father of Kasper Schmeichel voted in 1992?")
+    assert names == (frozenset({"kasper", "schmeichel"}), frozenset({"1992"}))
+    assert naming(names, [son, father]) == (2 + 0.5) / 3  # the year stated, not in a heading
+    # "Kasper" in one sentence and "Schmeichel" in another name two other men
+    assert naming(names, [player, father]) == (1 + 0.5) / 3
+
+
+def test_named_sets_prefer_the_set_that_names_what_the_question_asks_about() -> None:
+    brown, shawnee, county = (s.text for s in _named_pool().sentences)
+    # the model likes the other lake's pair better: it reads the pattern, not the names
+    table = {f"{brown} {county}": (0.8, 0.0), f"{shawnee} {county}": (0.9, 0.0)}
+    question = "Brown State Fishing Lake is in a county that has a population of how many inhabitants?"
+    claim = ClaimInput(text="Brown State Fishing Lake is in a county that has a population of 9,984.",
+                       source="answer", given=question)
+    picked = {named: _set_evidence(table, _named_pool(), claim, SentenceSets(top=3, named=named))
+              for named in (False, True)}
+    assert picked[False] == [shawnee, county]
+    assert picked[True] == [brown, county]
+
+
+def _bridge_pool() -> EvidencePool:
+    """The arena's paragraph, another arena's, and the team's, whose sentence names the
+    arena but not the team (its heading does)."""
+    return _paragraphs(("The Androscoggin Bank Colisée is a 4,000 capacity arena in Lewiston, Maine.", ""),
+                       ("The Robins Center is a 7,201-seat arena in Richmond, Virginia.", ""),
+                       ("The team played its home games at the Androscoggin Bank Colisée.", "Lewiston Maineiacs"))
+
+
+def test_name_words_are_whole_capitalised_words_and_numbers() -> None:
+    from gechat.lexical import name_words
+
+    assert name_words("The Lewiston Maineiacs' arena seats 3,677.") >= {"lewiston", "maineiacs", "3677"}
+    assert "maine" not in name_words("The Lewiston Maineiacs")
+    assert name_words("Kasper's father") == {"kasper"}
+    from gechat.lexical import name_groups
+
+    assert name_groups("Did Bank of America and Acme Corp report revenue for FY2022?") == (
+        frozenset({"bank", "america"}), frozenset({"acme", "corp"}), frozenset({"fy"}), frozenset({"2022"}))
+
+
+def test_bridges_pair_an_anchor_with_the_hop_about_the_question_subject() -> None:
+    from gechat.evidence.sets import bridges
+    from gechat.lexical import name_groups
+
+    arena, other, team = _bridge_pool().sentences
+    names = name_groups("The arena where the Lewiston Maineiacs played can seat how many people?")
+    claim = "The arena where the Lewiston Maineiacs played can seat 4,000 people."
+    pairs = bridges([arena], [arena, other, team], claim, names)
+    assert [(a.id, b.id) for a, b in pairs] == [(arena.id, team.id)]  # joined by "Androscoggin", "Colisée"
+    assert bridges([other], [arena, other, team], claim, names) == []  # nothing shared but the claim's words
+    assert bridges([arena], [arena, other, team], claim, names, per_anchor=0) == []
+
+
+def test_a_bridge_pair_is_scored_though_its_hop_is_not_among_the_strongest() -> None:
+    arena, other, team = (s.text for s in _bridge_pool().sentences)
+    table = {f"{arena} {team}": (0.9, 0.0), arena: (0.3, 0.0), other: (0.3, 0.0)}
+    question = "The arena where the Lewiston Maineiacs played can seat how many people?"
+    claim = ClaimInput(text="The arena where the Lewiston Maineiacs played can seat 4,000 people.",
+                       source="answer", given=question)
+    # the team's sentence is third by relevance, out of the top 2
+    found = {n: _set_evidence(table, _bridge_pool(), claim, SentenceSets(top=2, bridges=n)) for n in (0, 1)}
+    assert found[0] is None
+    assert found[1] == [arena, team]
