@@ -131,7 +131,8 @@ class SentenceSets:
         def rank(c: Ids) -> tuple[float, bool, float]:
             if not self.named:
                 return 0.0, False, scored[c][1]
-            return naming(names, ordered(c)), joined(claim_names, ordered(c)), scored[c][1]
+            sents = ordered(c)
+            return naming(names, sents), joined(claim_names, sents), scored[c][1]
 
         passing = sorted((c for c, (p_, _) in scored.items() if p_[ENTAILMENT] >= ctx.supported
                           and ctx.covers(claim, text(c))), key=rank, reverse=True)
@@ -246,10 +247,9 @@ def naming(names: Names, sents: list[Sentence]) -> float:
     only named by the headings (a heading says what a sentence is about, not that it states it)."""
     if not names:
         return 0.0
-    held = [(name_words(s.text), name_words(s.context)) for s in sents]
     # a sentence that opens with a pronoun states what its nearest heading names
-    held = [(text | name_words(s.context.rpartition(SEPARATOR)[2]) if leans_back(s.text) else text, head)
-            for s, (text, head) in zip(sents, held, strict=True)]
+    held = [(name_words(s.text) | (name_words(s.context.rpartition(SEPARATOR)[2]) if leans_back(s.text)
+                                   else frozenset()), name_words(s.context)) for s in sents]
     return sum(max(len(g & text & head) + 0.5 * len(g & (text | head) - (text & head)) for text, head in held)
                for g in names) / sum(len(g) for g in names)
 
