@@ -161,11 +161,11 @@ def test_name_words_are_whole_capitalised_words_and_numbers() -> None:
 
 def test_bridges_pair_an_anchor_with_the_hop_about_the_question_subject() -> None:
     from gechat.evidence.sets import bridges
-    from gechat.lexical import name_groups
+    from gechat.lexical import name_groups, name_words
 
     arena, other, team = _bridge_pool().sentences
     names = name_groups("The arena where the Lewiston Maineiacs played can seat how many people?")
-    claim = "The arena where the Lewiston Maineiacs played can seat 4,000 people."
+    claim = name_words("The arena where the Lewiston Maineiacs played can seat 4,000 people.")
     pairs = bridges([arena], [arena, other, team], claim, names)
     assert [(a.id, b.id) for a, b in pairs] == [(arena.id, team.id)]  # joined by "Androscoggin", "Colisée"
     assert bridges([other], [arena, other, team], claim, names) == []  # nothing shared but the claim's words

@@ -98,9 +98,10 @@ class SentenceSets:
         claim_keys = content_keys(claim.text)
         names = name_groups(claim.given or claim.text)
         anchor = frozenset().union(*names)  # the question's name words, for ``linked``
+        claim_names = name_words(claim.text)
         level = {frozenset((a, b)) for a in anchors for b in top if b != a}
         level |= {frozenset((a, n)) for a in anchors for n in near(a)}
-        level |= {frozenset((a.id, b.id)) for a, b in bridges(by_relevance[: self.bridges], by_relevance, claim.text,
+        level |= {frozenset((a.id, b.id)) for a, b in bridges(by_relevance[: self.bridges], by_relevance, claim_names,
                                                               names)}
         scored: dict[Ids, tuple[Probs, float]] = {}
         best_p = float(state.probs[:, ENTAILMENT].max())
@@ -126,7 +127,6 @@ class SentenceSets:
         # set whose sentences are joined by a name (a chain), F breaks ties: the cross-encoder
         # reads "Shawnee State Fishing Lake is in Shawnee County" as well as "Brown State
         # Fishing Lake is in Brown County" for a claim on the latter
-        claim_names = name_words(claim.text)
 
         def rank(c: Ids) -> tuple[float, bool, float]:
             if not self.named:
@@ -218,16 +218,15 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     return bool(anchor) and all(any(names[i] & anchor for i in members) for members in groups)
 
 
-def bridges(anchors: list[Sentence], cands: list[Sentence], claim: str, names: Names,
+def bridges(anchors: list[Sentence], cands: list[Sentence], claim_names: frozenset[str], names: Names,
             per_anchor: int = 5) -> list[tuple[Sentence, Sentence]]:
     """Pairs for the second hop of a chain: each anchor with the candidates (the first
     ``per_anchor``, in the order given) that share a name with it which the claim does not
-    hold (the thing that joins the hops, "the Androscoggin Bank Colisée") and that state, or
+    hold (``claim_names``; the thing that joins the hops, "the Androscoggin Bank Colisée") and that state, or
     sit under a heading naming, something the question names (``names``). The hop about the
     question's subject often entails nothing alone ("The team played its home games at the
     Androscoggin Bank Colisée.", P 0.01) and is far from the claim, so it is rarely among the
     strongest candidates."""
-    claim_names = name_words(claim)
     about = [c for c in cands if naming(names, [c]) > 0]  # the same for every anchor
     out = []
     for a in anchors:
