@@ -182,3 +182,42 @@ def test_a_bridge_pair_is_scored_though_its_hop_is_not_among_the_strongest() -> 
     found = {n: _set_evidence(table, _bridge_pool(), claim, SentenceSets(top=2, bridges=n)) for n in (0, 1)}
     assert found[0] is None
     assert found[1] == [arena, team]
+
+
+def _older_pool() -> EvidencePool:
+    """Each person's introduction, and a sentence about one that names the other in passing."""
+    return _paragraphs(("Ann Lee (born 1970) is an American model.", "Ann Lee"),
+                       ("She has been photographed by Tom Ray.", "Ann Lee"),
+                       ("Tom Ray (born 1965) is an American photographer.", "Tom Ray"))
+
+
+def test_a_set_about_more_of_the_question_replaces_a_passing_single() -> None:
+    ann, photographed, tom = (s.text for s in _older_pool().sentences)
+    # the model passes the passing mention alone and likes the two introductions hardly more
+    table = {photographed: (0.7, 0.0), f"{ann} {tom}": (0.75, 0.0)}
+    claim = ClaimInput(text="Tom Ray is older than Ann Lee.", source="answer",
+                       given="Who is older, Ann Lee or Tom Ray?")
+    picked = {named: _set_evidence(table, _older_pool(), claim, SentenceSets(top=3, gain=0.1, named=named))
+              for named in (False, True)}
+    assert picked[False] == [photographed]  # the set entails less than 0.1 more
+    assert picked[True] == [ann, tom]
+
+
+def _served_pool() -> EvidencePool:
+    """The president's term, the hop that ties the question's subject to him (told with a
+    pronoun under the subject's article), and another man's career."""
+    return _paragraphs(("Richard Nixon was President of the United States from 1969 until 1974.", "Richard Nixon"),
+                       ("His roles included Assistant Secretary for Health under Richard Nixon.", "Roger Egeberg"),
+                       ("Before that, he served in the Clinton Administration.", "Lee Bolton"))
+
+
+def test_a_sentence_that_ties_the_set_to_the_question_subject_is_needed() -> None:
+    term, hop, other = (s.text for s in _served_pool().sentences)
+    # without the hop the term alone entails nearly as much; the other man's career pleases the model
+    table = {term: (0.45, 0.0), f"{term} {hop}": (0.6, 0.0), f"{term} {other}": (0.9, 0.0)}
+    claim = ClaimInput(text="Roger Egeberg served under a president who was in office from 1969 until 1974.",
+                       source="answer", given="Roger Egeberg served under a president in office during what years?")
+    picked = {named: _set_evidence(table, _served_pool(), claim, SentenceSets(top=3, needed=0.2, named=named))
+              for named in (False, True)}
+    assert picked[False] == [term, other]  # the hop is read as a passenger: the term entails nearly as much
+    assert picked[True] == [term, hop]

@@ -7,7 +7,8 @@ search over the strongest candidates (by P_entail plus cosine to the claim) and 
 neighbours, and stop growing when a bigger set entails no more. Among the sets that pass,
 the highest F wins, so the length penalty keeps sets small; with ``named``, first the sets
 about more of the question's names (``naming``), then those joined by a name the claim lacks
-(``joined``: the hops of a chain). With ``bridges`` N, the first level also
+(``joined``: the hops of a chain), and a set about more of the question's names replaces a
+single sentence that passes. With ``bridges`` N, the first level also
 pairs each of the N strongest candidates with the sentences tied to it by a name the claim
 lacks that name the question's subject (``bridges``): the other hop of a chain.
 
@@ -15,11 +16,12 @@ No passengers: with ``contribution`` every sentence of a set must hold a word of
 (in its text, or in its own headings, which say whom its pronouns name) that the others
 lack, or the set is one sentence of evidence plus one the model happened to
 like, and the reader would be shown text that proves nothing; with ``needed`` the model must
-agree: the set without any one of its sentences lacks a name or number of the claim, or
-entails at least ``needed`` less (else the next best set that passes is taken). With
-``linked`` the set must hang together: each sentence reaches the question's names through
-names and numbers the sentences share (or their chunk); a sentence about the subject plus one
-from elsewhere that only holds the answer's value is no chain of evidence.
+agree: the set without any one of its sentences lacks a name or number of the claim, is about
+less of the question's names (with ``named``), or entails at least ``needed`` less (else the
+next best set that passes is taken). With ``linked`` the set must hang together: each
+sentence reaches the question's names through names and numbers the sentences share (or their
+chunk); a sentence about the subject plus one from elsewhere that only holds the answer's
+value is no chain of evidence.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.documents.headings import SEPARATOR
-from gechat.evidence.base import is_heading
+from gechat.evidence.base import ClaimInput, is_heading
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.lexical import content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
@@ -56,15 +58,28 @@ class SentenceSets:
             if state.probs is None or not state.evidence:
                 continue  # nothing scored: no step read the candidates alone
             p_single = state.evidence[0].p_entail
-            # with a supporting single, a set must entail ``gain`` more: beyond 1.0, no set can
+            # with a supporting single, a set must entail ``gain`` more (beyond 1.0, no set can)
+            # or, with ``named``, be about more of the question's names
             can_gain = self.gain is not None and p_single + self.gain <= 1.0
-            if state.passes and not can_gain:
+            if state.passes and not can_gain and not self.named:
                 continue
             found = self.best_set(state, ctx)
-            # a set replaces a supporting single only when it entails clearly more: the single
-            # sentence then told only part of the claim (one hop of two)
-            if found and (not state.passes or found[0].p_entail >= p_single + (self.gain or 0.0)):
+            # a set replaces a supporting single only when it entails clearly more or names more
+            # of what the question asks about: the single sentence then told only part of the
+            # claim (one hop of two: "She has been photographed by ... Terry Richardson" for who
+            # is older, she or Terry Richardson)
+            if found and (not state.passes or found[0].p_entail >= p_single + (self.gain or 0.0)
+                          or self._about_more(state.claim, found, state.evidence)):
                 state.evidence, state.passes = found, True
+
+    def _about_more(self, claim: ClaimInput, found: list[Evidence], single: list[Evidence]) -> bool:
+        """With ``named``: whether the set ``found`` is about more of the question's names than
+        the evidence it would replace."""
+        if not self.named:
+            return False
+        names = name_groups(claim.given or claim.text)
+        return naming(names, [x for e in found for x in e.sentences]) > naming(
+            names, [x for e in single for x in e.sentences])
 
     def best_set(self, state: ClaimState, ctx: EvidenceContext) -> list[Evidence] | None:
         """Beam search over sets of 2..max_size sentences. The first level pairs each of the
@@ -140,14 +155,16 @@ class SentenceSets:
         for chosen in passing:
             p_set, f_set = scored[chosen]
             if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, state,
-                                                       ctx):
+                                                       ctx, lambda r: naming(names, ordered(r)) if self.named else 0.0):
                 return [ctx.evidence(claim, run, p_set, f_set) for run in runs(ordered(chosen))]
         return None
 
     def _all_needed(self, ids: Ids, p_set: float, single: dict[int, float], scored: dict[Ids, tuple[Probs, float]],
-                    text: Callable[[Ids], str], state: ClaimState, ctx: EvidenceContext) -> bool:
+                    text: Callable[[Ids], str], state: ClaimState, ctx: EvidenceContext,
+                    about: Callable[[Ids], float]) -> bool:
         """Whether every sentence of a set is needed: without it the rest lacks a name or
-        number of the claim, or entails clearly less (``needed`` below the set). A sentence
+        number of the claim, is ``about`` less of the question's names, or entails clearly less
+        (``needed`` below the set). A sentence
         the set can do without is a passenger; the reader would be shown text that proves
         nothing. The rests are mostly single candidates, already scored."""
         assert self.needed is not None
@@ -156,7 +173,10 @@ class SentenceSets:
         if todo:
             p = ctx.score([text(r) for r in todo], state.claim.text)
             scored.update({r: (p[k], 0.0) for k, r in enumerate(todo)})
+        whole = about(ids)
         for rest in rests:
+            if about(rest) < whole:
+                continue  # the sentence left out ties the set to what the question asks about
             p_rest = single[next(iter(rest))] if len(rest) == 1 and next(iter(rest)) in single \
                 else float(scored[rest][0][ENTAILMENT])
             if ctx.covers(state.claim, text(rest)) and p_rest > p_set - self.needed:
