@@ -37,6 +37,10 @@ def test_a_sentence_opening_with_a_pronoun_states_what_its_heading_names() -> No
     from gechat.lexical import name_groups
 
     assert leans_back("Her husband was ...") and leans_back('"It rose 4%."') and not leans_back("Helen was ...")
+    assert leans_back("In 1533, she married Prince Andrey.") and leans_back("Born in Pittsburgh, he married ...")
+    # a comma after a long opening, or a name after it, is no pronoun subject
+    assert not leans_back("After the death of the regent Elena, Evfrosinia returned to court.")
+    assert not leans_back("When the five founders of the band met in school, it was 1987.")
     intro, hop, _ = _chain_pool().sentences
     names = name_groups("Where was the husband of Octavie Coudreau born?")
     assert naming(names, [hop]) == naming(names, [intro]) == 1.0

@@ -141,10 +141,17 @@ _FIRST_WORD = re.compile(r"\W*([A-Za-z]+)")
 
 
 def leans_back(text: str) -> bool:
-    """The sentence opens with a pronoun ("He was the son of ...", "Its revenue rose 4%"):
-    whom it names, its nearest heading says."""
+    """The sentence's subject is a pronoun, at its start ("He was the son of ...", "Its revenue
+    rose 4%") or after a short opening phrase ("In 1533, she married ..."): whom it names, its
+    nearest heading says."""
     m = _FIRST_WORD.match(text)
-    return m is not None and m.group(1).casefold() in _LEANS_BACK
+    if m is not None and m.group(1).casefold() in _LEANS_BACK:
+        return True
+    head, comma, rest = text.partition(",")
+    if comma and len(head.split()) <= 5:
+        m = _FIRST_WORD.match(rest)
+        return m is not None and m.group(1).casefold() in _LEANS_BACK
+    return False
 
 
 def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim") -> tuple[str, str]:
