@@ -133,7 +133,21 @@ def uncovered(claim: str, evidence: str, *, given: str = "", mode: Coverage = "f
     if mode == "off":
         return frozenset()
     keys = fact_keys(claim) if mode == "facts" else content_keys(_split_alnum(claim))
-    return keys - _held(evidence) - _held(given)
+    return (keys - _held(evidence) - _held(given)) | _split_names(claim, evidence, given)
+
+
+def _split_names(claim: str, evidence: str, given: str) -> frozenset[str]:
+    """The keys that ``evidence`` lacks of each name of the claim of several words that it
+    holds in part, where ``given`` does not name it either: a name is one thing, so "Kansas
+    Song" is not covered by "Kansas" in the evidence and "fight song" in the question."""
+    named = name_groups(given) if given else ()
+    held = _held(evidence)
+    out: set[str] = set()
+    for g in name_groups(claim):
+        keys = content_keys(" ".join(sorted(g)))
+        if len(g) > 1 and keys & held and not any(g <= h for h in named):
+            out |= keys - held
+    return frozenset(out)
 
 
 @lru_cache(maxsize=8192)

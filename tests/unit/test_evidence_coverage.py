@@ -43,6 +43,19 @@ def test_uncovered_by_mode_and_given() -> None:
     assert uncovered(claim, "", mode="off") == frozenset()
 
 
+def test_a_name_of_several_words_is_not_covered_by_its_words_in_two_places() -> None:
+    question = "What is the fight song of the university whose main campus is in Lawrence, Kansas?"
+    claim = f"The answer to {question} is: Kansas Song"
+    campus = "The main campus in Lawrence is one of the largest college towns in Kansas."
+    # "song" is in the question, "Kansas" in the evidence, but the name is one thing
+    assert uncovered(claim, campus, given=question) == {"song"}
+    assert uncovered(claim, "Kansas Song is a fight song of the University of Kansas.", given=question) == set()
+    # a name the question holds whole needs no evidence
+    assert uncovered("Mount Oread is in Lawrence.", "Lawrence lies below Oread.",
+                     given="Where is Mount Oread?") == frozenset()
+    assert uncovered("Mount Oread is in Lawrence.", "Lawrence lies below Oread.") == {"mount"}
+
+
 def test_missing_words_are_the_claims_own_words() -> None:
     claim = "In 1975 Steven Spielberg directed Jaws, and Jaws won 3 Oscars."
     assert missing_words(claim, "Jaws is a 1975 film.") == ["Steven", "Spielberg", "3", "Oscars"]
