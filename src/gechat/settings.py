@@ -194,11 +194,13 @@ class Settings(BaseSettings):
     # unrelated sentences, one about the subject and one that merely holds the answer's value
     set_linked: bool = True
     # ... and the model must agree: without any one of its sentences the set lacks a name or
-    # number of the claim, or entails at least this much less (None: no check)
+    # number of the claim, is about less of the question's names (with set_named), or
+    # entails at least this much less (None: no check)
     set_needed: float | None = 0.05
     # among the sets that pass, the one about more of the question's names and numbers wins
     # (a name in passing or only in a heading counts half), then one joined by a name the
-    # claim lacks (a chain), F breaks ties
+    # claim lacks (a chain), F breaks ties; a set about more of them also replaces a passing
+    # single sentence
     set_named: bool = True
     # pairs also join each of the set_bridges strongest candidates to sentences that share a
     # name with it the claim lacks and that name what the question names (the other hop)
