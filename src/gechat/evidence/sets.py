@@ -143,11 +143,15 @@ class SentenceSets:
         # reads "Shawnee State Fishing Lake is in Shawnee County" as well as "Brown State
         # Fishing Lake is in Brown County" for a claim on the latter
 
+        about_: dict[Ids, float] = {}
+
+        def about(c: Ids) -> float:  # read for the ranking and again for ``needed``
+            if c not in about_:
+                about_[c] = naming(names, ordered(c)) if self.named else 0.0
+            return about_[c]
+
         def rank(c: Ids) -> tuple[float, bool, float]:
-            if not self.named:
-                return 0.0, False, scored[c][1]
-            sents = ordered(c)
-            return naming(names, sents), joined(claim_names, sents), scored[c][1]
+            return about(c), self.named and joined(claim_names, ordered(c)), scored[c][1]
 
         passing = sorted((c for c, (p_, _) in scored.items() if p_[ENTAILMENT] >= ctx.supported
                           and ctx.covers(claim, text(c))), key=rank, reverse=True)
@@ -155,7 +159,7 @@ class SentenceSets:
         for chosen in passing:
             p_set, f_set = scored[chosen]
             if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, state,
-                                                       ctx, lambda r: naming(names, ordered(r)) if self.named else 0.0):
+                                                       ctx, about):
                 return [ctx.evidence(claim, run, p_set, f_set) for run in runs(ordered(chosen))]
         return None
 

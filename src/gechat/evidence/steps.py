@@ -144,14 +144,9 @@ def leans_back(text: str) -> bool:
     """The sentence's subject is a pronoun, at its start ("He was the son of ...", "Its revenue
     rose 4%") or after a short opening phrase ("In 1533, she married ..."): whom it names, its
     nearest heading says."""
-    m = _FIRST_WORD.match(text)
-    if m is not None and m.group(1).casefold() in _LEANS_BACK:
-        return True
     head, comma, rest = text.partition(",")
-    if comma and len(head.split()) <= 5:
-        m = _FIRST_WORD.match(rest)
-        return m is not None and m.group(1).casefold() in _LEANS_BACK
-    return False
+    openings = [text, rest] if comma and len(head.split()) <= 5 else [text]
+    return any((m := _FIRST_WORD.match(t)) is not None and m.group(1).casefold() in _LEANS_BACK for t in openings)
 
 
 def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim") -> tuple[str, str]:
