@@ -110,3 +110,42 @@ def test_a_row_holds_no_claim_that_states_none_of_its_figures() -> None:
     assert figureless("Cash paid was $30 million.", f"{paid}\n\n{reversed_}")
     # a sentence is no row: left to the other checks
     assert not figureless("Net sales grew.", "Net sales grew in 2017.")
+
+
+def test_the_headings_over_a_row_name_its_quantity_when_they_hold_all_of_it() -> None:
+    q = "How many total background checks were there in Alabama?"
+    row = "Alabama | Permit: 18,870 | Handgun: 23,022 | Totals: 71,137"
+    claim = as_answer_to(q, "71,137")
+    # "how many" asks for a count and names none
+    assert quantity_words(q) == ["background", "checks"]
+    assert unbound(claim, row, answer=claim, given=q) == ["background", "checks"]
+    assert not unbound(claim, row, answer=claim, given=q, context="NICS Firearm Background Checks")
+    # one shared word of a far heading is not enough
+    assert unbound(claim, row, answer=claim, given=q, context="Report > Checks of the system") == ["background",
+                                                                                                  "checks"]
+    # the evidence step reads the candidate's headings
+    ctx = context(Scripted({row: (0.9, 0.02)}), coverage="facts")
+    answer = ClaimInput(text=claim, source="answer", given=q)
+    assert not ctx.covers(answer, row)
+    assert ctx.covers(answer, row, "NICS Firearm Background Checks")
+    assert ctx.missing(answer, row, "NICS Firearm Background Checks") == []
+    # and so does the NLI step, from the sentence's own heading path
+    ctx.pool = EvidencePool.from_texts([row])
+    ctx.pool.sentences[0].context = "NICS Firearm Background Checks"
+    st = ClaimState(claim=answer)
+    for step in (Candidates(60), NliScores()):
+        step.run([st], ctx)
+    assert st.passes
+
+
+def test_the_closest_of_an_unsupported_claim_is_the_nearest_to_stating_it() -> None:
+    # F favours a short sentence that says nothing over a long row the model half believes
+    cells = " | ".join(f"Column {k}: {k * 1000 + 17:,}" for k in range(1, 25))
+    row = f"Alabama | {cells} | Totals: 71,137"
+    claim = ClaimInput(text="Alabama had 71,137 background checks in November 2015.", source="thought")
+    ctx = context(Scripted({row: (0.23, 0.02), "NOTES:": (0.01, 0.02)}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts(["NOTES:", row])
+    st = ClaimState(claim=claim)
+    for step in (Candidates(60), NliScores()):
+        step.run([st], ctx)
+    assert not st.passes and st.evidence[0].text == row

@@ -8,8 +8,11 @@ a word of the claim's quantity in the row's label or in the header of the value'
 a label close to it in meaning ("Net sales" for "revenue": embedding cosine at least
 ``CLOSE``). Names, numbers, periods and totals are not a quantity. A row whose label names
 nothing but a period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its
-table's title, out of reach here, and is left to the other checks; so is a claim that names no
-quantity. Paraphrases that share neither words nor meaning in the embedder's eyes ("capital
+table's title, and is left to the other checks; so is a claim that names no quantity. The
+headings a row sits under (``context``: "NICS Firearm Background Checks" over "Alabama | ... |
+Totals: 71,137") name its quantity when they hold every word of it: a heading is farther from
+the value than its label, so one shared word ("Results of Operations" for "operating margin")
+is not enough. Paraphrases that share neither words nor meaning in the embedder's eyes ("capital
 expenditure" for "Purchases of property, plant and equipment", cosine 0.30) come out
 unsupported: the safe side, with the row still shown as the closest evidence. A row that
 states none of the claim's values is no evidence for it at all (``figureless``).
@@ -38,7 +41,8 @@ _PLAIN = content_keys("fiscal year years quarter quarters month months period pe
                       "total totals first second third fourth january february march april may june july "
                       "august september october november december amount value figure company reported net "
                       "approximately about thousand thousands million millions billion billions dollars usd "
-                      "percent excerpt excerpts states stated shows shown table document according same")
+                      "percent excerpt excerpts states stated shows shown table document according same "
+                      "many much")  # "how many" asks for a count and names none
 # a run of capitalised words, or one with a possessive, is a name even where it opens the
 # sentence ("Best Buy's revenue", "Amazon's revenue")
 # (linear: a match starts only at a word's start, every run is possessive)
@@ -57,11 +61,11 @@ def quantity_words(text: str) -> list[str]:
 
 
 def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
-            embedder: Embedder | None = None) -> list[str]:
+            embedder: Embedder | None = None, context: str = "") -> list[str]:
     """The words of the claim's quantity when ``row`` (a canonical table row) states the
     claim's value (of ``answer``, what the claim adds to its question ``given``) under a label
-    and column header that name none of them, in words or (with ``embedder``) in meaning; []
-    otherwise, and for any other text."""
+    and column header that name none of them, in words or (with ``embedder``) in meaning, and
+    under headings (``context``) that do not hold them all; [] otherwise, and for any other text."""
     heads = [c.head for c in stating(claimed(claim if answer is None else answer, given), row)]
     if not heads:  # not a table row, or not the claim's value
         return []
@@ -73,7 +77,8 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     if not wanted or not content_keys(label) - _PLAIN - number_keys(label):
         return []
     described = " ".join([label, *heads]).strip()
-    if content_keys(" ".join(wanted)) & content_keys(described):
+    keys = content_keys(" ".join(wanted))
+    if keys & content_keys(described) or (context and keys <= content_keys(context)):
         return []
     if embedder is not None and _cosine(embedder, " ".join(wanted), described) >= CLOSE:
         return []

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, is_heading
-from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
+from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, headings_of, in_order, leans_back, runs
 from gechat.lexical import content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
@@ -108,6 +108,9 @@ class SentenceSets:
                 texts[ids] = ctx.passage(ordered(ids), claim)
             return texts[ids]
 
+        def covered(ids: Ids) -> bool:
+            return ctx.covers(claim, text(ids), headings_of(ordered(ids)))
+
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
         anchors = top[:n_anchors] if n_anchors is not None else top
         claim_keys = content_keys(claim.text)
@@ -126,7 +129,7 @@ class SentenceSets:
             fresh = [c for c in level if len(c) == size and c not in scored
                      and (not self.contribution or contributes(claim_keys, ordered(c)))
                      and (not self.linked or linked(anchor, ordered(c)))
-                     and (size < self.max_size or ctx.covers(claim, text(c)))]
+                     and (size < self.max_size or covered(c))]
             if not fresh:
                 break
             batch = [text(c) for c in fresh]
@@ -154,17 +157,18 @@ class SentenceSets:
             return about(c), self.named and joined(claim_names, ordered(c)), scored[c][1]
 
         passing = sorted((c for c, (p_, _) in scored.items() if p_[ENTAILMENT] >= ctx.supported
-                          and ctx.covers(claim, text(c))), key=rank, reverse=True)
+                          and covered(c)), key=rank, reverse=True)
         single = {s.id: float(state.probs[k, ENTAILMENT]) for k, s in enumerate(cands)}
         for chosen in passing:
             p_set, f_set = scored[chosen]
-            if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, state,
-                                                       ctx, about):
+            if self.needed is None or self._all_needed(chosen, float(p_set[ENTAILMENT]), single, scored, text, covered,
+                                                       state, ctx, about):
                 return [ctx.evidence(claim, run, p_set, f_set) for run in runs(ordered(chosen))]
         return None
 
     def _all_needed(self, ids: Ids, p_set: float, single: dict[int, float], scored: dict[Ids, tuple[Probs, float]],
-                    text: Callable[[Ids], str], state: ClaimState, ctx: EvidenceContext,
+                    text: Callable[[Ids], str], covered: Callable[[Ids], bool], state: ClaimState,
+                    ctx: EvidenceContext,
                     about: Callable[[Ids], float]) -> bool:
         """Whether every sentence of a set is needed: without it the rest lacks a name or
         number of the claim, is ``about`` less of the question's names, or entails clearly less
@@ -183,7 +187,7 @@ class SentenceSets:
                 continue  # the sentence left out ties the set to what the question asks about
             p_rest = single[next(iter(rest))] if len(rest) == 1 and next(iter(rest)) in single \
                 else float(scored[rest][0][ENTAILMENT])
-            if ctx.covers(state.claim, text(rest)) and p_rest > p_set - self.needed:
+            if covered(rest) and p_rest > p_set - self.needed:
                 return False
         return True
 

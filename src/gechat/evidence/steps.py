@@ -12,6 +12,7 @@ A claim whose verdict is set is finished: later steps leave it alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -82,22 +83,24 @@ class EvidenceContext:
             probs[rows] = np.asarray(self.scorer.score([premises[i] for i in rows], hypothesis), dtype=np.float32)
         return probs
 
-    def covers(self, claim: ClaimInput, text: str) -> bool:
+    def covers(self, claim: ClaimInput, text: str, context: str = "") -> bool:
         """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value
-        stated in another form ("1,200 million" for "$1.2 billion") counts."""
+        stated in another form ("1,200 million" for "$1.2 billion") counts. ``context``: the
+        headings it sits under, which may name what a table row's value is."""
         keys = uncovered(claim.text, text, given=claim.given, mode=self.coverage)
         if keys and keys - agreeing_keys(claim.text, text):
             return False
         # the claim's value stated for another year, as a count of things, or in a table row
         # about another quantity is not its evidence, even where the year came from the question
         return self.coverage == "off" or not (mistyped(claim.answer(), text) or another_period(
-            claim.text, text, answer=claim.answer(), given=claim.given) or self._unbound(claim, text)
+            claim.text, text, answer=claim.answer(), given=claim.given) or self._unbound(claim, text, context)
             or figureless(claim.text, text, answer=claim.answer(), given=claim.given))
 
-    def _unbound(self, claim: ClaimInput, text: str) -> list[str]:
-        return unbound(claim.text, text, answer=claim.answer(), given=claim.given, embedder=self.embedder)
+    def _unbound(self, claim: ClaimInput, text: str, context: str) -> list[str]:
+        return unbound(claim.text, text, answer=claim.answer(), given=claim.given, embedder=self.embedder,
+                       context=context)
 
-    def missing(self, claim: ClaimInput, text: str) -> list[str]:
+    def missing(self, claim: ClaimInput, text: str, context: str = "") -> list[str]:
         """The claim's names and numbers that ``text`` lacks, as the claim writes them (its
         years too, where ``text`` states its value for other years; an amount it states
         only as a count of things; the words of the quantity a table row does not name)."""
@@ -105,7 +108,8 @@ class EvidenceContext:
         lacking = [w for w in missing_words(claim.text, text, given=claim.given, mode=self.coverage)
                    if not (number_keys(w) and number_keys(w) <= agreed)]
         if self.coverage != "off":
-            lacking += [v for v in mistyped(claim.answer(), text) + self._unbound(claim, text) if v not in lacking]
+            lacking += [v for v in mistyped(claim.answer(), text) + self._unbound(claim, text, context)
+                        if v not in lacking]
             lacking += sorted(another_period(claim.text, text, answer=claim.answer(), given=claim.given) - set(lacking))
         return lacking
 
@@ -168,6 +172,11 @@ def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings
         return text, ""
     heads = SEPARATOR.join(keep)
     return f"{'. '.join(keep)}. {text}", heads
+
+
+def headings_of(sents: Sequence[Sentence]) -> str:
+    """The heading paths ``sents`` sit under, each once, as one context."""
+    return SEPARATOR.join(dict.fromkeys(s.context for s in sents if s.context))
 
 
 def in_order(sents: list[Sentence]) -> list[Sentence]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from gechat.evidence.conflicts import stated_elsewhere
-from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
 from gechat.lexical import content_keys
 from gechat.models.entail.base import CONTRADICTION
 
@@ -45,4 +45,5 @@ class Verdicts:
                                                    float(state.f[worst]))]
             if state.verdict is None:
                 state.verdict = "unsupported"
-            state.missing = ctx.missing(state.claim, " ".join(f"{e.context} {e.text}" for e in state.evidence))
+            state.missing = ctx.missing(state.claim, " ".join(f"{e.context} {e.text}" for e in state.evidence),
+                                        headings_of([s for e in state.evidence for s in e.sentences]))
