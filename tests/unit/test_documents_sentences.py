@@ -50,6 +50,7 @@ def test_plain_sentences() -> None:
         "Item 1A. Risk Factors",
         "1.2. Components of Compensation.",
         "It was made by 3M Australia Pty. Ltd. in Sydney.",
+        "He argued for the petitioner in Knowles v. Mirzayance in 2009.",
     ],
 )
 def test_no_false_split(text: str) -> None:

@@ -228,7 +228,8 @@ def test_set_anchors_pair_only_the_strongest_candidates() -> None:
 
 @pytest.mark.parametrize(("text", "heading"), [
     ("1 Introduction", True), ("3.2 Related Work", True), ("4. Experiments and Results", True),
-    ("Abstract", True), ("Gamma.", False), ("Scott Derrickson", False), ("Total revenue 1,234", False),
+    ("Abstract", True), ("APPEARANCES:", True), ("NOTES:", True), ("Note: sales fell", False),
+    ("Gamma.", False), ("Scott Derrickson", False), ("Total revenue 1,234", False),
     ("2019", False), ("The graph has 280M nodes", False), ("1 The model reads every page of the report", False),
 ])
 def test_is_heading(text: str, heading: bool) -> None:

@@ -43,7 +43,7 @@ def _words(text: str) -> frozenset[str]:
 _ABBREV = _words(
     """
     mr mrs ms dr prof sr jr st mt gen gov sen rep rev hon capt col lt sgt fr pty pte
-    e.g i.e cf al vs viz approx ca esp incl resp fig figs eq eqs ref refs
+    e.g i.e cf al v vs viz approx ca esp incl resp fig figs eq eqs ref refs
     ed eds trans dept univ assn est min max avg ex lit
     """
 )

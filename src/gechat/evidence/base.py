@@ -22,7 +22,7 @@ def is_heading(text: str) -> bool:
     """A heading states nothing a claim could rest on, yet the cross-encoder gives it a weak
     P_entail for claims about the document itself ("the introduction says ..."), enough to pass
     the threshold; so headings are never evidence candidates."""
-    t = text.strip()
+    t = text.strip().removesuffix(":")  # a label ("APPEARANCES:", "NOTES:") is one too
     return bool(_HEADING.fullmatch(t)) and (t[0].isdigit() or len(t.split()) == 1)
 
 

@@ -4,7 +4,9 @@ Supported when the evidence found passes (entails the claim and holds its names 
 numbers). Otherwise contradicted when some candidate's P_contradiction reaches the
 contradicted threshold; with ``overlap``, only a candidate that shares a word with the claim
 counts, since an NLI model calls unrelated text a contradiction (a different scene
-"contradicts" in its training pairs) and a reader could not check such a verdict; and not
+"contradicts" in its training pairs) and a reader could not check such a verdict; words about
+documents and reading are no shared word ("The excerpt clearly states ..." and "IN THE SUPREME
+COURT OF THE UNITED STATES"); and not
 when a candidate about the claim's quantity states the claim's value. Otherwise
 unsupported, with the closest sentence still shown and the names and numbers it lacks.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from gechat.evidence.conflicts import stated_elsewhere
+from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
 from gechat.lexical import content_keys
 from gechat.models.entail.base import CONTRADICTION
@@ -33,7 +36,7 @@ class Verdicts:
             if state.probs is not None and len(state.candidates):
                 contra = state.probs[:, CONTRADICTION].astype(np.float64)
                 if self.overlap:
-                    keys = content_keys(state.claim.text)
+                    keys = content_keys(state.claim.text) - META
                     contra = np.where([bool(keys & content_keys(s.text)) for s in state.candidates], contra, -1.0)
                 worst = int(np.argmax(contra))
                 # the model reads a row by its digits: "Net income ... basic | 2018: 9.09"
