@@ -35,7 +35,9 @@ def content_keys(text: str) -> frozenset[str]:
     for w in words(text):
         if w in STOPWORDS or w.endswith("n't") or w.isdigit():
             continue
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        if w.endswith("'s"):  # a possessive: "Buy's" is "Buy", not "buy'"
+            w = w[:-2]
+        elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
             w = w[:-1]
         keys.add(w[:5])
     return frozenset(keys)
