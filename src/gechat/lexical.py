@@ -19,6 +19,13 @@ _STOPWORDS_TEXT = (
 )
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 
+# "page 3", "Table 2", "excerpt [1]", "[2]": numbers that only say where text is
+LOCATOR = re.compile(
+    r"\b(?:pages?|p|sections?|tables?|figures?|fig|items?|notes?|lines?|paragraphs?|steps?|excerpts?|"
+    r"chapters?|appendix|exhibits?|sources?)\.?\s?\[?\d{1,4}[a-z]?\]?|\[\d{1,3}\]",
+    re.IGNORECASE,
+)
+
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())

@@ -137,6 +137,9 @@ def test_a_fragment_answer_is_checked_as_the_answer_to_the_question() -> None:
     bare = make_claims(Draft(text="6,701", thoughts=["1,577"], raw=""), from_thoughts=True, question=q)
     assert [c.text for c in bare] == [f'The answer to the question "{q}" is: 6,701']
     assert make_claims(Draft(text="Yes.", thoughts=[], raw=""), from_thoughts=False, question=q) == []
+    # a figure and a plural ending in -es ("stores" reads like a verb) is no sentence either
+    stores = make_claims(Draft(text="168 stores", thoughts=[], raw=""), from_thoughts=False, question=q)
+    assert [c.text for c in stores] == [f'The answer to the question "{q}" is: 168 stores']
     # without a question there is nothing to read it against: kept as written
     assert make_claims(Draft(text="$1,577 million.", thoughts=[], raw=""), from_thoughts=False)[0].text == \
         "$1,577 million."

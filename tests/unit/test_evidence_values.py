@@ -10,7 +10,7 @@ from gechat.evidence.candidates import Candidates
 from gechat.evidence.conflicts import ValueConflicts
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.steps import ClaimState
-from gechat.evidence.values import agree, agreeing_keys, quantities
+from gechat.evidence.values import agree, agreeing_keys, claimed, quantities
 from gechat.evidence.verdict import Verdicts
 from tests.unit.test_evidence_objective import Scripted, context
 
@@ -88,6 +88,9 @@ def test_no_conflict_with_another_year_another_thing_or_the_same_value() -> None
     assert run_values("Net sales were $32.8 billion in 2018.").verdict is None  # the same value, rounded
     # a sentence about the same thing states the claim's value: another that differs is no conflict
     assert run_values("Net sales in Asia were $9.0 billion.").verdict is None
+    # a page number says where the value is written, not what it is
+    assert run_values("Net sales in 2018 are listed on page 26 of the report.").verdict is None
+    assert [q.text for q in claimed("Stores are listed on page 26; Table 2 gives $26 million.")] == ["$26 million"]
 
 
 def test_a_supported_claim_is_left_alone() -> None:

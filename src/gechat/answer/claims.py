@@ -44,11 +44,13 @@ def make_claims(draft: Draft, *, from_thoughts: bool, question: str = "") -> lis
     for text, source in parts:
         text = _LIST_MARK.sub("", text)
         key = re.sub(r"\W+", " ", text.lower()).strip()
+        figure = any(c.isdigit() for c in key)
+        # "-es" also ends plurals: "168 stores" is a figure too short to be a sentence
         fragment = (source == "answer" and bool(question) and len(text.split()) <= _FRAGMENT_WORDS
-                    and not _VERB.search(text))
+                    and (not _VERB.search(text) or (figure and len(key.split()) < _MIN_WORDS)))
         # a bare figure ("6,701") is the whole answer to "what is the amount": it is checked,
         # not dropped as too short to state anything
-        short = len(key.split()) < _MIN_WORDS and not (fragment and any(c.isdigit() for c in key))
+        short = len(key.split()) < _MIN_WORDS and not (fragment and figure)
         if short or key in seen or is_abstention(text):
             continue
         seen.add(key)

@@ -14,10 +14,8 @@ claims are left to the model: "Yes." to a question asserts the question.
 
 from __future__ import annotations
 
-import re
-
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.lexical import content_keys
+from gechat.lexical import LOCATOR, content_keys
 
 # Words about documents, reading and answering: a step made of these (and the question's own
 # words) says where something is written, not what is true.
@@ -35,17 +33,11 @@ META = content_keys(
     "needed know known tell tells told check checked see seen directly not no yes only just "
     "answered answering asked question's correct correctly"
 )
-# "page 3", "Table 2", "excerpt [1]", "[2]": numbers that only say where text is
-_LOCATOR = re.compile(
-    r"\b(?:pages?|p|sections?|tables?|figures?|fig|items?|notes?|lines?|paragraphs?|steps?|excerpts?|"
-    r"chapters?|appendix|exhibits?|sources?)\.?\s?\[?\d{1,4}[a-z]?\]?|\[\d{1,3}\]",
-    re.IGNORECASE,
-)
 
 
 def states_no_fact(text: str, question: str = "") -> bool:
     """Whether ``text`` says nothing beyond the question but where something is written."""
-    keys = content_keys(_LOCATOR.sub(" ", text))
+    keys = content_keys(LOCATOR.sub(" ", text))
     return not (keys - content_keys(question) - META)
 
 

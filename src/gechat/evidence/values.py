@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from gechat.documents.tables import MARKER, SEPARATOR, row_label
-from gechat.lexical import number_keys
+from gechat.lexical import LOCATOR, number_keys
 
 Kind = Literal["money", "percent", "number", "count", "year"]
 
@@ -171,9 +171,10 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
 
 def claimed(text: str, given: str = "") -> list[Quantity]:
     """The values ``text`` states as its own: not years (they say which value), nor numbers
-    of the question ``given`` (they name things: "3M" in "What was 3M's capex?")."""
+    of the question ``given`` (they name things: "3M" in "What was 3M's capex?"), nor numbers
+    that say where something is written ("listed on page 26")."""
     asked = number_keys(given)
-    return [q for q in quantities(text) if q.kind != "year" and q.key not in asked]
+    return [q for q in quantities(LOCATOR.sub(" ", text)) if q.kind != "year" and q.key not in asked]
 
 
 def stated(text: str) -> tuple[Quantity, ...]:
