@@ -39,6 +39,10 @@ def claim(text: str, given: str = "") -> ClaimInput:
     # only names are split
     ("Revenue was $5 million in 2022 and $6 million in 2023.",
      ["Revenue was $5 million in 2022 and $6 million in 2023."]),
+    # a name cut by a PDF's stray mark ("F¨arber") is not a name of the list: never cut in two
+    ("The work of Saier and F¨arber is an update.", ["The work of Saier and F¨arber is an update."]),
+    ("It was written by Smith and Jones (2020).",
+     ["It was written by Smith (2020).", "It was written by Jones (2020)."]),
 ])
 def test_split_names(text: str, atoms: list[str]) -> None:
     assert split_names(claim(text)) == atoms

@@ -46,7 +46,8 @@ DECOMPOSERS: Registry[Decomposer] = Registry("claim decomposer")
 _WORD = r"[A-Z][\w'&-]{0,40}(?:\.[A-Z][\w'&-]{0,20}){0,3}"  # "J.P", never a sentence's final dot
 _NAME = rf"{_WORD}(?:\.?\s(?:(?:of|the|de|la|van|von|der|du|y)\s)?{_WORD}){{0,6}}"  # "J.P. Morgan"
 # two or more names joined by commas and a final "and" (an Oxford comma allowed)
-_LIST = re.compile(rf"(?<![\w-])({_NAME})((?:,\s{_NAME}){{0,8}}),?\sand\s({_NAME})(?![\w-])")
+# (the last name ends the word: "F" of "F¨arber", a PDF's split umlaut, is no name)
+_LIST = re.compile(rf"(?<![\w-])({_NAME})((?:,\s{_NAME}){{0,8}}),?\sand\s({_NAME})(?=[\s.,;:!?)\]\"'’”]|$)")
 _SPLIT_NAMES = re.compile(r",\s")
 _JOINER = re.compile(r"\s(?:of|the|de|la|van|von|der|du|y)\s")
 # words before a list that make it one relation, not several facts ("between A and B")
