@@ -130,6 +130,10 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert states_no_fact("According to excerpt [2], this is stated on page 3.", q)
     assert not states_no_fact("The graph has 280M nodes, as stated on page 3.", q)
     assert not states_no_fact("Revenue was $3.2 billion in 2018.", "What was revenue?")
+    # how the text is written is no fact either; "interest" is not "interpretation"
+    assert states_no_fact("The information is presented in a straightforward manner, without any additional "
+                          "context or interpretation.", q)
+    assert not states_no_fact("The interest rate is presented in the table.", q)
     ctx = context(Scripted({}))
     sts = [ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="thought", given=q)),
            ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="answer", given=q))]

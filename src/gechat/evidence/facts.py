@@ -14,6 +14,8 @@ claims are left to the model: "Yes." to a question asserts the question.
 
 from __future__ import annotations
 
+import re
+
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.lexical import LOCATOR, content_keys
 
@@ -31,13 +33,19 @@ META = content_keys(
     "therefore thus hence also above below following first second third last previous next here "
     "relevant explicit specific part point step steps reasoning conclude determine identify need "
     "needed know known tell tells told check checked see seen directly not no yes only just "
-    "answered answering asked question's correct correctly"
+    "answered answering asked question's correct correctly "
+    # how it is written: "The information is presented in a straightforward manner, without
+    # any additional context or interpretation"
+    "present presents presented presenting straightforward manner way without additional "
+    "explanation explain explained further"
 )
+# read as whole words: its 5-letter key "inter" is also "interest" and "international"
+_INTERPRET = re.compile(r"\binterpret\w*", re.IGNORECASE)
 
 
 def states_no_fact(text: str, question: str = "") -> bool:
     """Whether ``text`` says nothing beyond the question but where something is written."""
-    keys = content_keys(LOCATOR.sub(" ", text))
+    keys = content_keys(_INTERPRET.sub(" ", LOCATOR.sub(" ", text)))
     return not (keys - content_keys(question) - META)
 
 
