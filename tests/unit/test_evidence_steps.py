@@ -134,6 +134,8 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert states_no_fact("The information is presented in a straightforward manner, without any additional "
                           "context or interpretation.", q)
     assert not states_no_fact("The interest rate is presented in the table.", q)
+    assert states_no_fact("This information is directly provided in the text, making it a straightforward "
+                          "answer to the question.", q)
     ctx = context(Scripted({}))
     sts = [ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="thought", given=q)),
            ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="answer", given=q))]

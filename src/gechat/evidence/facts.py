@@ -37,7 +37,7 @@ META = content_keys(
     # how it is written: "The information is presented in a straightforward manner, without
     # any additional context or interpretation"
     "present presents presented presenting straightforward manner way without additional "
-    "explanation explain explained further"
+    "explanation explain explained further making"
 )
 # read as whole words: its 5-letter key "inter" is also "interest" and "international"
 _INTERPRET = re.compile(r"\binterpret\w*", re.IGNORECASE)
