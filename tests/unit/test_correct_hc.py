@@ -154,6 +154,14 @@ def test_only_the_clause_with_an_unknown_name_goes_when_the_rest_is_verified() -
     assert out.text == "" and out.edits[0].old == answer
     # a sentence without a claim (no verdict) is left as it is
     assert correct(answer, [], [TOWER], table).text == answer
+    # with "delete", the rest stays only when its evidence supports it, as the evidence stage reads it
+    evidence = [Evidence(sentences=[], doc_id=1, doc_title="t", page=1, start=0, end=len(TOWER), text=TOWER,
+                         p_entail=0.2, p_contradict=0.0, score=0.0, selector="s")]
+    rest = "The Eiffel Tower was completed in 1889."
+    for p_rest, kept in ((0.9, rest), (0.1, "")):
+        out = correct(answer, [claim(answer, "unsupported", evidence)], [TOWER], table, {TOWER: (p_rest, 0.0)},
+                      unsupported="delete")
+        assert out.text == kept
 
 
 def test_an_unsupported_sentence_nothing_repairs_goes_as_the_setting_says() -> None:

@@ -34,11 +34,12 @@ import numpy.typing as npt
 
 from gechat.correct.triplets import Extract, NameList, Triplet, clause_span, entities, fast_triplets, name_lists, names
 from gechat.documents.sentences import split_spans
-from gechat.evidence.base import EvidencePool
+from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.steps import holds
 from gechat.evidence.values import agree, agreeing_keys, comparable, narrow, quantities, stated, years
 from gechat.graph.base import normalise
 from gechat.graph.resolve import is_alias
-from gechat.lexical import content_keys, missing_words, number_keys, uncovered
+from gechat.lexical import content_keys, missing_words, number_keys
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
 from gechat.store.vectors import MatrixIndex
@@ -179,13 +180,22 @@ class HallucinationCorrector:
             at = text.find(absent[0], a, b) - a
             part = clause_span(text[a:b], at) if at >= 0 else None
             rest = [(t, w) for t, w in verified if part is None or not _inside(t, part)]
-            if part is not None and rest:
+            if part is not None and rest and self._rest_holds(claim, text[a:b], part, question):
                 return [Edit(kind="delete", start=a + part[0], end=a + part[1], old=text[a + part[0]:a + part[1]],
                              reason=reason)], rest
             return [_deleted(a, b, text, [], reason)], []
         if not edits and self._drops(claim, verified):
             return [_deleted(a, b, text, [], "the documents retrieved do not state it")], []
         return edits, verified
+
+    def _rest_holds(self, claim: Claim | None, sentence: str, part: tuple[int, int], question: str) -> bool:
+        """Whether what is left of an unsupported sentence without the clause ``part`` may stay:
+        with ``delete``, only when its evidence supports it ("revenue was $165.74 million" is no
+        truer for a stock index row that states the figure); else when a triplet of it is verified."""
+        if claim is None or claim.verdict != "unsupported" or self.unsupported != "delete":
+            return True
+        left = sentence[:part[0]].rstrip() + sentence[part[1]:]
+        return self._supports(" ".join(e.text for e in claim.evidence), left, question) is not None
 
     def _drops(self, claim: Claim | None, verified: list[tuple[Triplet, float]]) -> bool:
         """Whether an unsupported sentence nothing could repair goes (Settings.correct_unsupported):
@@ -197,8 +207,8 @@ class HallucinationCorrector:
     def _supports(self, source: str, fixed: str, question: str) -> npt.NDArray[np.float32] | None:
         """The model's reading of ``source`` against the corrected sentence, when it supports
         it as the evidence stage would: entailed, and every name and number of it held by the
-        source (or the question)."""
-        if uncovered(fixed, source, given=question):
+        source (or the question), as ``evidence.steps.holds`` reads a source."""
+        if not holds(ClaimInput(text=fixed, source="answer", given=question), source, embedder=self.embedder):
             return None
         p = np.asarray(self.scorer.score([source], fixed), dtype=np.float32)[0]
         return p if float(p[ENTAILMENT]) >= self.supported else None

@@ -84,17 +84,8 @@ class EvidenceContext:
         return probs
 
     def covers(self, claim: ClaimInput, text: str, context: str = "") -> bool:
-        """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value
-        stated in another form ("1,200 million" for "$1.2 billion") counts. ``context``: the
-        headings it sits under, which may name what a table row's value is."""
-        keys = uncovered(claim.text, text, given=claim.given, mode=self.coverage)
-        if keys and keys - agreeing_keys(claim.text, text):
-            return False
-        # the claim's value stated for another year, as a count of things, or in a table row
-        # about another quantity is not its evidence, even where the year came from the question
-        return self.coverage == "off" or not (mistyped(claim.answer(), text) or another_period(
-            claim.text, text, answer=claim.answer(), given=claim.given) or self._unbound(claim, text, context)
-            or figureless(claim.text, text, answer=claim.answer(), given=claim.given))
+        """Whether ``text`` holds the claim's names and numbers (``holds``, per ``coverage``)."""
+        return holds(claim, text, coverage=self.coverage, embedder=self.embedder, context=context)
 
     def _unbound(self, claim: ClaimInput, text: str, context: str) -> list[str]:
         return unbound(claim.text, text, answer=claim.answer(), given=claim.given, embedder=self.embedder,
@@ -151,6 +142,24 @@ def leans_back(text: str) -> bool:
     head, comma, rest = text.partition(",")
     openings = [text, rest] if comma and len(head.split()) <= 5 else [text]
     return any((m := _FIRST_WORD.match(t)) is not None and m.group(1).casefold() in _LEANS_BACK for t in openings)
+
+
+def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", embedder: Embedder | None = None,
+          context: str = "") -> bool:
+    """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value stated
+    in another form ("1,200 million" for "$1.2 billion") counts. ``context``: the headings it
+    sits under, which may name what a table row's value is. The evidence stage's check, and
+    hallucination correction's for a sentence it repairs."""
+    keys = uncovered(claim.text, text, given=claim.given, mode=coverage)
+    if keys and keys - agreeing_keys(claim.text, text):
+        return False
+    # the claim's value stated for another year, as a count of things, or in a table row
+    # about another quantity is not its evidence, even where the year came from the question
+    answer, given = claim.answer(), claim.given
+    return coverage == "off" or not (
+        mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
+        or unbound(claim.text, text, answer=answer, given=given, embedder=embedder, context=context)
+        or figureless(claim.text, text, answer=answer, given=given))
 
 
 def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim") -> tuple[str, str]:
