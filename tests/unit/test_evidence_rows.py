@@ -1,12 +1,7 @@
 """A table row that states a claim's value is its evidence only when it names the claim's
-quantity: in words, or close in meaning by the embedder."""
+quantity in words."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-
-import numpy as np
-import numpy.typing as npt
 
 from gechat.evidence.base import ClaimInput, EvidencePool, as_answer_to, asked, fragment_of
 from gechat.evidence.candidates import Candidates
@@ -18,21 +13,6 @@ from tests.unit.test_evidence_objective import Scripted, context
 STOCK = "Best Buy Co., Inc. | February 3, 2018: $ 100.00 | February 2, 2019: $ 84.25"
 SALES = "Total net sales | 2017: $ 177,866 | 2016: $ 135,987 (in millions)"
 REVENUE = "Revenue | 2023: $ 46,298 | 2022: $ 51,761 (in millions)"
-
-
-class Close:
-    """An embedder that puts the texts of ``pairs`` at cosine 1, every other pair at 0."""
-
-    name, dim = "close", 64
-
-    def __init__(self, *pairs: tuple[str, str]) -> None:
-        self.slot = {t: n for n, pair in enumerate(pairs) for t in pair}
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, t in enumerate(texts):
-            out[row, self.slot.get(t, self.dim - 1 - row)] = 1.0
-        return out
 
 
 def test_the_words_of_a_quantity_leave_out_names_numbers_periods_and_totals() -> None:
@@ -69,12 +49,36 @@ def test_a_fragment_answers_quantity_is_what_the_question_asks_not_its_instructi
     assert fragment_of(q, claim) == "6,701" and fragment_of(q, "Capex was $6,701 million.") is None
 
 
-def test_a_label_close_in_meaning_names_the_quantity() -> None:
-    claim = "Amazon's revenue in 2017 was $177,866 million."
-    assert unbound(claim, SALES) == ["revenue"]
-    close = Close(("revenue", "Total net sales 2017"))  # the label and the value's column header
-    assert not unbound(claim, SALES, embedder=close)
-    assert unbound(claim, SALES, embedder=Close(("revenue", "something else"))) == ["revenue"]
+def test_a_label_that_shares_no_word_with_the_quantity_does_not_name_it() -> None:
+    # the safe side: closeness in meaning could not tell "Net sales" for revenue from
+    # "financing activities" for capital expenditure (the embedder put both at 0.54)
+    assert unbound("Amazon's revenue in 2017 was $177,866 million.", SALES) == ["revenue"]
+    # period and reading words name no quantity: "year end", "Therefore, ... shows"
+    ppe = "Property, plant and equipment — net | 2018: 8,738 | 2017: 8,866 (Dollars in millions)"
+    assert not unbound("Therefore, the table shows net property, plant and equipment of $8,738 million.", ppe)
+    q = "What is the year end FY2018 net PPNE for 3M? Answer in USD billions."
+    assert quantity_words(asked(q)) == [] and not unbound(as_answer_to(q, "8.738"), ppe, given=q)
+    asks = "What is the year end FY2018 net PPNE for 3M?"
+    assert as_answer_to(q, "8.738") == f'The answer to the question "{asks}" is: 8.738'
+
+
+def test_a_set_holds_a_rows_value_only_where_the_row_names_the_quantity() -> None:
+    q = "What is the FY2018 capital expenditure amount (in USD millions) for 3M?"
+    spending = "In 2018, 63% of 3M's capital spending was within the United States."
+    financing = "Net cash provided by (used in) financing activities | 2018: (6,701) | 2017: (2,655) (Millions)"
+    capex = "Capital expenditure | 2018: (1,577) | 2017: (1,373) (Millions)"
+    ctx = context(Scripted({}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([spending, financing, capex])
+    by_text = {s.text: s for s in ctx.pool.sentences}
+    wrong = ClaimInput(text=as_answer_to(q, "6,701"), source="answer", given=q)
+    pair = [by_text[spending], by_text[financing]]
+    text = ctx.passage(pair, wrong)
+    # read as one text the pair holds every word and figure: the row's value and the
+    # other sentence's "capital"; the row itself is about financing
+    assert ctx.covers(wrong, text) and not ctx.covers_set(wrong, pair, text)
+    right = ClaimInput(text=as_answer_to(q, "1,577"), source="answer", given=q)
+    pair = [by_text[spending], by_text[capex]]
+    assert ctx.covers_set(right, pair, ctx.passage(pair, right))
 
 
 def test_the_nli_step_does_not_pass_a_row_about_another_quantity_and_names_the_quantity() -> None:

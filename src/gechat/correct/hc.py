@@ -208,7 +208,7 @@ class HallucinationCorrector:
         """The model's reading of ``source`` against the corrected sentence, when it supports
         it as the evidence stage would: entailed, and every name and number of it held by the
         source (or the question), as ``evidence.steps.holds`` reads a source."""
-        if not holds(ClaimInput(text=fixed, source="answer", given=question), source, embedder=self.embedder):
+        if not holds(ClaimInput(text=fixed, source="answer", given=question), source):
             return None
         p = np.asarray(self.scorer.score([source], fixed), dtype=np.float32)[0]
         return p if float(p[ENTAILMENT]) >= self.supported else None

@@ -31,8 +31,9 @@ _SENTENCE_ENDS = (". ", ": ", "! ", "; ")
 
 
 def as_answer_to(question: str, text: str) -> str:
-    """``text`` as the answer to ``question``: how a fragment answer is checked."""
-    return f"{_ANSWER_TO[0]}{question.strip()}{_ANSWER_TO[1]}{text.strip()}"
+    """``text`` as the answer to what ``question`` asks (``asked``: the instructions around it
+    are no part of what the answer claims): how a fragment answer is checked."""
+    return f"{_ANSWER_TO[0]}{asked(question).strip()}{_ANSWER_TO[1]}{text.strip()}"
 
 
 def fragment_of(question: str, claim: str) -> str | None:

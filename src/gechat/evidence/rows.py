@@ -4,18 +4,20 @@ The packaged entailment model reads a table row by its digits: "Best Buy Co., In
 February 3, 2018: $ 100.00 | ..." (a stock-performance index) entailed "Best Buy reported
 revenue of $100.00 for February 3, 2018" at 0.93, and "S&P 500 | ..." a claim about gross
 margins. A row that states the claim's value is held to name what the claim says the value is:
-a word of the claim's quantity in the row's label or in the header of the value's column, or
-a label close to it in meaning ("Net sales" for "revenue": embedding cosine at least
-``CLOSE``). Names, numbers, periods and totals are not a quantity. A row whose label names
-nothing but a period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its
-table's title, and is left to the other checks; so is a claim that names no quantity. The
-headings a row sits under (``context``: "NICS Firearm Background Checks" over "Alabama | ... |
-Totals: 71,137") name its quantity when they hold every word of it: a heading is farther from
-the value than its label, so one shared word ("Results of Operations" for "operating margin")
-is not enough. Paraphrases that share neither words nor meaning in the embedder's eyes ("capital
-expenditure" for "Purchases of property, plant and equipment", cosine 0.30) come out
-unsupported: the safe side, with the row still shown as the closest evidence. A row that
-states none of the claim's values is no evidence for it at all (``figureless``).
+a word of the claim's quantity in the row's label or in the header of the value's column.
+Names, numbers, periods and totals are not a quantity. A row whose label names nothing but a
+period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its table's
+title, and is left to the other checks; so is a claim that names no quantity. The headings a
+row sits under (``context``: "NICS Firearm Background Checks" over "Alabama | ... | Totals:
+71,137") name its quantity when they hold every word of it: a heading is farther from the value
+than its label, so one shared word ("Results of Operations" for "operating margin") is not
+enough. A paraphrase that shares no word ("revenue" for "Net sales", "capital expenditure" for
+"Purchases of property, plant and equipment") comes out unsupported: the safe side, with the
+row still shown as the closest evidence. Closeness in meaning cannot stand in for the words:
+the packaged embedder puts "capital expenditure" as near "Net cash provided by (used in)
+financing activities" (cosine 0.54) as "revenue" to "Net sales" (0.54), and so passed 3M's
+financing outflow as its capital expenditure. A row that states none of the claim's values is
+no evidence for it at all (``figureless``).
 """
 
 from __future__ import annotations
@@ -23,25 +25,20 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-import numpy as np
-
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
 from gechat.evidence.values import claimed, stating
 from gechat.lexical import STOPWORDS, content_keys, fact_keys, number_keys, words
-from gechat.models.embed_base import Embedder
 
-# chosen on hand-made pairs (synonyms 0.44-0.54: "revenue" / "Net sales", "earnings" / "Net
-# income"; other quantities 0.14-0.32: "revenue" / "Best Buy Co., Inc.", "gross margin" /
-# "S&P 500"); no benchmark row was read
-CLOSE = 0.40
-# periods, totals, scale and reporting words name no quantity ("the excerpt states", "the
-# table shows"); "net" neither ("Net income" is not "net cash provided by operating activities")
-_PLAIN = content_keys("fiscal year years quarter quarters month months period periods ended ending annual "
-                      "total totals first second third fourth january february march april may june july "
+# periods, totals, scale, reading and linking words name no quantity ("the excerpt states",
+# "the table shows", "Therefore, ..."); "net" neither ("Net income" is not "net cash provided
+# by operating activities")
+_PLAIN = content_keys("fiscal year years quarter quarters month months period periods ended ending end beginning "
+                      "annual total totals first second third fourth january february march april may june july "
                       "august september october november december amount value figure company reported net "
                       "approximately about thousand thousands million millions billion billions dollars usd "
                       "percent excerpt excerpts states stated shows shown table document according same "
+                      "therefore thus hence "
                       "many much")  # "how many" asks for a count and names none
 # a run of capitalised words, or one with a possessive, is a name even where it opens the
 # sentence ("Best Buy's revenue", "Amazon's revenue")
@@ -60,12 +57,11 @@ def quantity_words(text: str) -> list[str]:
     return out
 
 
-def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
-            embedder: Embedder | None = None, context: str = "") -> list[str]:
+def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "", context: str = "") -> list[str]:
     """The words of the claim's quantity when ``row`` (a canonical table row) states the
     claim's value (of ``answer``, what the claim adds to its question ``given``) under a label
-    and column header that name none of them, in words or (with ``embedder``) in meaning, and
-    under headings (``context``) that do not hold them all; [] otherwise, and for any other text."""
+    and column header that name none of them, under headings (``context``) that do not hold
+    them all; [] otherwise, and for any other text."""
     heads = [c.head for c in stating(claimed(claim if answer is None else answer, given), row)]
     if not heads:  # not a table row, or not the claim's value
         return []
@@ -79,8 +75,6 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     described = " ".join([label, *heads]).strip()
     keys = content_keys(" ".join(wanted))
     if keys & content_keys(described) or (context and keys <= content_keys(context)):
-        return []
-    if embedder is not None and _cosine(embedder, " ".join(wanted), described) >= CLOSE:
         return []
     return wanted
 
@@ -98,8 +92,3 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
     values += [replace(v, value=-v.value) for v in values]
     return not any(stating(values, part) for part in rows)
 
-
-def _cosine(embedder: Embedder, a: str, b: str) -> float:
-    # reached only for a row that states the claim's value and shares no word with it: rare
-    va, vb = embedder.embed([a, b])
-    return float(np.dot(va, vb))

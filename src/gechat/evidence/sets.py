@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, is_heading
-from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, headings_of, in_order, leans_back, runs
+from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.lexical import content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
@@ -109,7 +109,7 @@ class SentenceSets:
             return texts[ids]
 
         def covered(ids: Ids) -> bool:
-            return ctx.covers(claim, text(ids), headings_of(ordered(ids)))
+            return ctx.covers_set(claim, ordered(ids), text(ids))
 
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
         anchors = top[:n_anchors] if n_anchors is not None else top

@@ -85,11 +85,19 @@ class EvidenceContext:
 
     def covers(self, claim: ClaimInput, text: str, context: str = "") -> bool:
         """Whether ``text`` holds the claim's names and numbers (``holds``, per ``coverage``)."""
-        return holds(claim, text, coverage=self.coverage, embedder=self.embedder, context=context)
+        return holds(claim, text, coverage=self.coverage, context=context)
+
+    def covers_set(self, claim: ClaimInput, sents: Sequence[Sentence], text: str) -> bool:
+        """Whether the set ``sents`` (read as ``text``) holds the claim's names and numbers,
+        and each table row of it that states the claim's value names the claim's quantity
+        itself: a sentence that names the quantity ("3M's capital spending ...") does not make
+        a row about another one ("Net cash used in financing activities | 2018: (6,701)") its
+        evidence."""
+        return self.covers(claim, text, headings_of(sents)) and not (
+            len(sents) > 1 and any(self._unbound(claim, s.text, s.context) for s in sents))
 
     def _unbound(self, claim: ClaimInput, text: str, context: str) -> list[str]:
-        return unbound(claim.text, text, answer=claim.answer(), given=claim.given, embedder=self.embedder,
-                       context=context)
+        return unbound(claim.text, text, answer=claim.answer(), given=claim.given, context=context)
 
     def missing(self, claim: ClaimInput, text: str, context: str = "") -> list[str]:
         """The claim's names and numbers that ``text`` lacks, as the claim writes them (its
@@ -144,8 +152,7 @@ def leans_back(text: str) -> bool:
     return any((m := _FIRST_WORD.match(t)) is not None and m.group(1).casefold() in _LEANS_BACK for t in openings)
 
 
-def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", embedder: Embedder | None = None,
-          context: str = "") -> bool:
+def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context: str = "") -> bool:
     """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value stated
     in another form ("1,200 million" for "$1.2 billion") counts. ``context``: the headings it
     sits under, which may name what a table row's value is. The evidence stage's check, and
@@ -158,7 +165,7 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", embedde
     answer, given = claim.answer(), claim.given
     return coverage == "off" or not (
         mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
-        or unbound(claim.text, text, answer=answer, given=given, embedder=embedder, context=context)
+        or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given))
 
 
