@@ -163,7 +163,28 @@ def _split_names(claim: str, evidence: str, given: str) -> frozenset[str]:
 def _held(text: str) -> frozenset[str]:
     """Every key a text holds; memoised: each candidate is checked against every claim."""
     text = _split_alnum(text)
-    return content_keys(text) | number_keys(text)
+    return content_keys(text) | number_keys(text) | acronyms(text)
+
+
+# three or more capitalised words in a row, with the small words a title holds between them
+_TITLE_RUN = re.compile(r"[A-Z][a-z]+(?:(?:\s+(?:of|and|&|for|the))*\s+[A-Z][a-z]+){2,}")
+_TITLE_SMALL = frozenset(("of", "and", "&", "for", "the"))
+
+
+@lru_cache(maxsize=8192)
+def acronyms(text: str) -> frozenset[str]:
+    """The initials of the titles ``text`` spells out, as keys: "Chief Executive Officer"
+    holds "CEO", "Amazon Web Services" "AWS", "Securities and Exchange Commission" "SEC"
+    (initials of three to five words: a key of ``content_keys`` is five letters at most). Read
+    on the side of what a text holds only: a claim's "CEO" is covered by the title written
+    out, while the initials of a claim's own name ("Jeffrey P. Bezos") ask nothing."""
+    out: set[str] = set()
+    for m in _TITLE_RUN.finditer(text):
+        # a run may hold several titles ("Chairman and Chief Executive Officer of Amazon"):
+        # every stretch of three to five of its words is read
+        initials = "".join(w[0] for w in m.group().split() if w not in _TITLE_SMALL).lower()
+        out.update(initials[i:j] for i in range(len(initials)) for j in range(i + 3, min(i + 5, len(initials)) + 1))
+    return frozenset(out)
 
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[A-Za-z][\w'-]*")

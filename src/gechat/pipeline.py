@@ -22,7 +22,7 @@ from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
 from gechat.correct import CORRECTORS, Corrector
 from gechat.documents import Deadline, Limits, chunk_sentences, load_document, split_sentences
-from gechat.documents.table_titles import chunk_leads, embedded_text
+from gechat.documents.table_titles import chunk_leads, embedded_text, with_row_leads
 from gechat.errors import DuplicateDocumentError, GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
 from gechat.graph import EXTRACTORS
@@ -373,7 +373,7 @@ def read_document(path: Path, size: int, settings: Settings
     parsed = load_document(path, limits=limits,
                            deadline=Deadline.for_size(path.name, "parsing", size, *budget, unit="MB of file"))
     split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget, unit="MB of text")
-    sentences = split_sentences(parsed, split_budget, limits.max_sentences)
+    sentences = with_row_leads(split_sentences(parsed, split_budget, limits.max_sentences))
     chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=s.chunk_tokens, n_chunks=s.n_chunks)
     return parsed, sentences, chunk_leads(sentences, chunks)
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gechat.documents.table_titles import chunk_leads, embedded_text, row_leads
+from gechat.documents.table_titles import chunk_leads, embedded_text, row_leads, with_row_leads
 from gechat.pipeline import read_document
 from gechat.settings import Settings
 from gechat.types import ChunkSpan, SentenceSpan
@@ -82,3 +82,16 @@ def test_a_markdown_table_is_read_under_the_line_above_it(tmp_path: Path) -> Non
     _, _, chunks = read_document(doc, doc.stat().st_size, Settings(chunk_tokens=8))
     rows = [c for c in chunks if "East" in c.text or "West" in c.text]
     assert rows and all("Revenue by region" in embedded_text(c) for c in rows)
+
+
+def test_a_rows_context_holds_its_tables_title_and_caption_and_its_text_stays() -> None:
+    sents = spans(*STATEMENT)
+    sents[5].context = "Annual report > Item 8"
+    out = with_row_leads(sents)
+    title = "Acme Corp and Subsidiaries Consolidated Statement of Cash Flows"
+    assert out[5].context == f"Annual report > Item 8 > {title} > Cash Flows from Operating Activities"
+    assert out[7].context == f"{title} > Cash Flows from Investing Activities"
+    assert [s.text for s in out] == list(STATEMENT) and (out[9].context, out[8].context) == ("", "")
+    # what the headings already say is not said twice
+    sents[7].context = title
+    assert with_row_leads(sents)[7].context == f"{title} > Cash Flows from Investing Activities"

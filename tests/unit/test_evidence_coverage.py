@@ -5,7 +5,7 @@ from __future__ import annotations
 from gechat.answer.base import Draft
 from gechat.answer.claims import make_claims
 from gechat.evidence import SELECTORS
-from gechat.evidence.base import ClaimInput
+from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.lexical import fact_keys, missing_words, number_keys, uncovered
 from gechat.models.entail.fake import FakeEntailment
 from gechat.settings import Settings
@@ -152,3 +152,18 @@ def test_a_numbered_answers_list_mark_is_not_part_of_its_claims() -> None:
     # a year that opens a sentence stays
     assert make_claims(Draft(text="2018 was the best year for sales.", thoughts=[]), from_thoughts=False)[0].text == \
         "2018 was the best year for sales."
+
+
+def test_a_title_written_out_holds_its_initials_and_a_passenger_lending_them_is_no_part() -> None:
+    from gechat.evidence.sets import contributes
+    from gechat.lexical import acronyms, content_keys, uncovered
+
+    cert = "Certification of Jeffrey P. Bezos, Chairman and Chief Executive Officer of Amazon.com, Inc."
+    assert {"ceo", "sec", "aws"} <= acronyms(f"{cert} to the Securities and Exchange Commission; Amazon Web Services")
+    assert not uncovered("Jeffrey P. Bezos is the CEO of Amazon.com.", cert)
+    # the initials of a claim's own name ask nothing of the evidence
+    assert not uncovered("Jeffrey P. Bezos founded it.", "Mr. Jeffrey P. Bezos founded it.", mode="all")
+    # "Andrew R. Jassy 50 CEO Amazon Web Services" lent "CEO" to the certification: no more
+    jassy, bezos = EvidencePool.from_texts(["Andrew R. Jassy 50 CEO Amazon Web Services", cert]).sentences
+    assert not contributes(content_keys("The excerpts state that Jeffrey P. Bezos is the CEO of Amazon.com."),
+                           [jassy, bezos])

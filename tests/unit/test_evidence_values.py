@@ -271,3 +271,36 @@ def test_a_tables_unit_names_nothing_the_claim_does_not() -> None:
         step.run([st], ctx)
     assert st.verdict == "contradicted"
     assert st.note == "the claim says $6,100 million; the source says 5,349 million"
+
+
+def test_a_days_number_in_a_date_is_no_value() -> None:
+    assert [q.text for q in quantities("as of February 1, 2018, and on 3 Dec. 2019")] == ["2018", "2019"]
+    assert [q.text for q in quantities("rounded to 3 decimal places over 12 months")] == ["3", "12"]
+
+
+def test_a_bare_figure_of_one_or_two_digits_is_not_read_in_millions() -> None:
+    # "1" read as millions held every value from 0.5 to 1.5 million: "1.2 million employees"
+    # passed on "These statements reflect expectations as of Item 1"
+    assert agreeing_keys("Amazon had approximately 1.2 million employees.", "See Item 1 of the report.") == set()
+    assert agreeing_keys("Revenue was $32.8 billion.", "Net sales 32,765 31,657") == {"32.8"}
+    assert agreeing_keys("Other costs were $349 million.", "Other | 2018: 349 | 2017: 266") == {"349"}
+
+
+def test_a_model_contradiction_from_other_figures_about_another_thing_is_no_verdict() -> None:
+    fx = ("Changes in foreign exchange rates impacted operating income by $264 million, $(5) million, and "
+          "$(53) million for 2015, 2016, and 2017.")
+    ctx = context(Scripted({fx: (0.03, 0.9)}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([fx])
+
+    def verdict(claim: str) -> str | None:
+        st = ClaimState(claim=ClaimInput(text=claim, source="answer"))
+        for step in (Candidates(60), NliScores(), ValueConflicts(), Verdicts()):
+            step.run([st], ctx)
+        return st.verdict
+
+    # the model read the digits: the sentence is about the exchange rates' effect, not AWS's income
+    assert verdict("The operating income of the AWS segment in 2017 was $4,331 million.") == "unsupported"
+    # a claim about what the sentence speaks of, or one with no figure, is still contradicted
+    assert verdict("Changes in foreign exchange rates impacted operating income by $900 million in 2017.") \
+        == "contradicted"
+    assert verdict("Foreign exchange rates never impacted operating income.") == "contradicted"

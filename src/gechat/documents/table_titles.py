@@ -71,6 +71,20 @@ def chunk_leads(sentences: Sequence[SentenceSpan], chunks: Sequence[ChunkSpan]) 
     return out
 
 
+def with_row_leads(sentences: Sequence[SentenceSpan]) -> list[SentenceSpan]:
+    """``sentences`` with each table row's context extended by its table's title and its
+    block's caption (those its headings do not already say): what the row's figures are
+    ("Operating income (loss) by segment is as follows (in millions):" over "AWS | 2017:
+    4,331"), for the reader, the word index and the evidence checks that ask a row to name
+    its quantity. The row's text and offsets are untouched."""
+    out = []
+    for s, lead in zip(sentences, row_leads(sentences), strict=True):
+        parts = [p for p in lead or () if p and p not in s.context]
+        out.append(s.model_copy(update={"context": SEPARATOR.join([s.context, *parts] if s.context else parts)})
+                   if parts else s)
+    return out
+
+
 def embedded_text(chunk: ChunkSpan) -> str:
     """What is embedded for ``chunk``: its lead, if any, above its text."""
     return f"{chunk.lead}\n{chunk.text}" if chunk.lead else chunk.text
@@ -91,4 +105,4 @@ def _prose(text: str) -> bool:
     return text.endswith(".") and len(text.split()) >= PROSE_WORDS
 
 
-__all__ = ["chunk_leads", "embedded_text", "row_leads"]
+__all__ = ["chunk_leads", "embedded_text", "row_leads", "with_row_leads"]

@@ -125,11 +125,12 @@ class Result:
 # stored with their heading path, and a question's paragraphs written as Markdown files with
 # their title as a "#" heading (as the article they come from shows it).
 LAYOUT = "h1"
-# Documents added from files (filings, a user's own): "t4", table rows written with their
-# column headers, found also above a statement's captions ("t2" missed them), and chunks of
-# rows embedded under their table's title ("t3" without). Part of those workspaces' names,
-# so they are read again when it changes.
-FILE_LAYOUT = "t4"
+# Documents added from files (filings, a user's own): "t5", table rows written with their
+# column headers, found also above a statement's captions ("t2" missed them), chunks of
+# rows embedded under their table's title ("t3" without), and each row's context holding
+# its table's title and caption ("t4" without). Part of those workspaces' names, so they
+# are read again when it changes.
+FILE_LAYOUT = "t5"
 
 
 class Bench:

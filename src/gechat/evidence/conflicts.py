@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, row_unit, stated, years
+from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, row_unit, stated, years
 from gechat.lexical import content_keys, fact_keys, number_keys
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
@@ -74,17 +74,39 @@ def _about(state: ClaimState) -> tuple[list[Quantity], list[tuple[int, str, floa
     claim's years), the share of the claim's content words it holds."""
     claim = state.claim
     values = claimed(claim.answer(), claim.given)
-    topic = {k for k in content_keys(claim.text) - META if not k[:1].isdigit()}
-    if not values or not topic:
+    wanted = topic(claim.text)
+    if not values or not wanted:
         return values, []
     when = years(claim.text)
     about = []
     for i, s in enumerate(state.candidates):
         text = narrow(s.text, when)
-        share = len(topic & content_keys(text)) / len(topic)
+        share = len(wanted & content_keys(text)) / len(wanted)
         if share >= MIN_SHARE and when <= years(text):
             about.append((i, text, share))
     return values, about
+
+
+def topic(claim: str) -> frozenset[str]:
+    """What ``claim`` speaks of: its content words, not its numbers, not the words of its
+    values ("million" of "$4,331 million": a sentence of other millions is not thereby about
+    the same thing), nor words about documents and reading."""
+    worded = content_keys(" ".join(q.text for q in quantities(claim)))
+    return frozenset(k for k in content_keys(claim) - META - worded if not k[:1].isdigit())
+
+
+def off_topic_figures(state: ClaimState) -> list[bool]:
+    """Per candidate: whether it states values of the kind the claim states without speaking
+    of the claim's quantity (``_about``). The entailment model reads such a sentence by its
+    digits ("Changes in foreign exchange rates impacted operating income by $264 million ..."
+    contradicted AWS's operating income of $4,331 million at 0.53), so its contradiction is no
+    verdict a reader could check; the value check decides for the sentences that are about it."""
+    values, about = _about(state)
+    if not values:
+        return [False] * len(state.candidates)
+    near = {i for i, _, _ in about}
+    return [i not in near and any(comparable(c, q) for c in values for q in stated(s.text))
+            for i, s in enumerate(state.candidates)]
 
 
 def _names_more(text: str, said: frozenset[str]) -> bool:

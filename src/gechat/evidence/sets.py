@@ -34,7 +34,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, is_heading
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
-from gechat.lexical import content_keys, name_groups, name_words
+from gechat.lexical import acronyms, content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 
@@ -214,7 +214,7 @@ def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
     Scholar"). A sentence's own headings count because they say whom its pronouns name:
     "Born in Pittsburgh, he married Lillian Russell" under "Alexander Moore" is the hop to
     "Russell was born in Clinton" for the wife of Alexander Moore."""
-    said = [content_keys(s.text) for s in sents]
+    said = [content_keys(s.text) | acronyms(s.text) for s in sents]
     heads = [content_keys(s.context) for s in sents]
     covers = [claim_keys & (said[i] | heads[i]) for i in range(len(sents))]
     return all(c - frozenset().union(*(said[j] | (heads[j] if sents[j].context == s.context else frozenset())

@@ -80,6 +80,8 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
         paren = bool(m["open"] and m["close"])
         if paren and not (cur or pct or scale_word) and "," not in num and "." not in num and len(digits) <= 2:
             continue  # "(1)", "(2)": the markers of a list, not values
+        if not (cur or pct or scale_word) and _day_of_month(text, m.start(), m.end(), digits):
+            continue  # "February 1, 2018": a date, not a value
         # "(1,577)" is an accounting negative; "($1.8 bn)" is an aside in prose
         negative = paren and not scale_word
         if pct:
@@ -96,6 +98,18 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
                      text=m.group().strip(" \t"), key=_key(num))
         out.append((m.start(), m.end(), q))
     return tuple(out)
+
+
+# a month's name (or its short form) just before or after a day's number
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_MONTH_BEFORE = re.compile(rf"(?i)\b{_MONTH}[ \t]+$")
+_MONTH_AFTER = re.compile(rf"(?i)^[ \t]*{_MONTH}(?![a-z])")
+
+
+def _day_of_month(text: str, start: int, end: int, digits: str) -> bool:
+    return (digits.isdigit() and 1 <= int(digits) <= 31
+            and bool(_MONTH_BEFORE.search(text[max(0, start - 12):start]) or _MONTH_AFTER.match(text[end:end + 12])))
 
 
 def _key(num: str) -> str:
@@ -126,9 +140,16 @@ def _readings(q: Quantity, other: Quantity) -> list[float]:
     thousands, millions or billions (the table's header says which, out of reach here)."""
     if q.kind == "percent" and other.kind == "number":
         return [q.value / 100]
-    if q.scaled or other.kind == "percent" or not other.scaled:
+    if q.scaled or other.kind == "percent" or not other.scaled or not _table_amount(q):
         return [q.value]
     return [q.value * 10 ** k for k in (0, 3, 6, 9)]
+
+
+def _table_amount(q: Quantity) -> bool:
+    """Whether a bare figure is written as a table's amounts are ("1,577", "349", "32.8"): a
+    figure of one or two digits read in millions stands for anything from half to one and a
+    half times its value ("1" of "Item 1" as "1.2 million employees")."""
+    return q.decimals > 0 or abs(q.value) >= 100
 
 
 def comparable(a: Quantity, b: Quantity) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gechat.evidence.conflicts import stated_elsewhere
+from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
 from gechat.lexical import content_keys
@@ -38,6 +38,7 @@ class Verdicts:
                 if self.overlap:
                     keys = content_keys(state.claim.text) - META
                     contra = np.where([bool(keys & content_keys(s.text)) for s in state.candidates], contra, -1.0)
+                contra = np.where(off_topic_figures(state), -1.0, contra)
                 worst = int(np.argmax(contra))
                 # the model reads a row by its digits: "Net income ... basic | 2018: 9.09"
                 # contradicts "net income was $5,349 million" beside the row that states it
