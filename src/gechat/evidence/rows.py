@@ -4,15 +4,18 @@ The packaged entailment model reads a table row by its digits: "Best Buy Co., In
 February 3, 2018: $ 100.00 | ..." (a stock-performance index) entailed "Best Buy reported
 revenue of $100.00 for February 3, 2018" at 0.93, and "S&P 500 | ..." a claim about gross
 margins. A row that states the claim's value is held to name what the claim says the value is:
-a word of the claim's quantity in the row's label or in the header of the value's column.
-Names, numbers, periods and totals are not a quantity. A row whose label names nothing but a
-period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its table's
-title, and is left to the other checks; so is a claim that names no quantity. The headings a
-row sits under (``context``: "NICS Firearm Background Checks" over "Alabama | ... | Totals:
-71,137") name its quantity when they hold every word of it: a heading is farther from the value
-than its label, so one shared word ("Results of Operations" for "operating margin") is not
-enough. A paraphrase that shares no word ("revenue" for "Net sales", "capital expenditure" for
-"Purchases of property, plant and equipment") comes out unsupported: the safe side, with the
+at least half the words of the claim's quantity in the row's label or in the header of the
+value's column ("cash" of "free cash flow" is not "Cash and cash equivalents, beginning of
+period"). Names, numbers, periods and totals are not a quantity. A row whose label names
+nothing but a period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its
+table's title, and is left to the other checks; so is a claim that names no quantity. The
+headings a row sits under (``context``: "NICS Firearm Background Checks" over "Alabama | ... |
+Totals: 71,137"; a table's title and caption, "Operating income (loss) by segment ..." over
+"AWS | 2017: 4,331") name its quantity when they hold, with the label, every word of it: a
+heading is farther from the value than its label, so one shared word ("Results of Operations"
+for "operating margin") is not enough. A paraphrase that shares no word ("revenue" for "Net
+sales", "capital expenditure" for "Purchases of property, plant and equipment") comes out
+unsupported: the safe side, with the
 row still shown as the closest evidence. Closeness in meaning cannot stand in for the words:
 the packaged embedder puts "capital expenditure" as near "Net cash provided by (used in)
 financing activities" (cosine 0.54) as "revenue" to "Net sales" (0.54), and so passed 3M's
@@ -58,10 +61,10 @@ def quantity_words(text: str) -> list[str]:
 
 
 def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "", context: str = "") -> list[str]:
-    """The words of the claim's quantity when ``row`` (a canonical table row) states the
-    claim's value (of ``answer``, what the claim adds to its question ``given``) under a label
-    and column header that name none of them, under headings (``context``) that do not hold
-    them all; [] otherwise, and for any other text."""
+    """The words of the claim's quantity that ``row`` (a canonical table row) does not name
+    where it states the claim's value (of ``answer``, what the claim adds to its question
+    ``given``): when its label and column header name fewer than half of them and, with the
+    headings it sits under (``context``), not all; [] otherwise, and for any other text."""
     heads = [c.head for c in stating(claimed(claim if answer is None else answer, given), row)]
     if not heads:  # not a table row, or not the claim's value
         return []
@@ -72,11 +75,11 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     wanted = quantity_words(claim if fragment is None else f"{asked(given)} {fragment}")
     if not wanted or not content_keys(label) - _PLAIN - number_keys(label):
         return []
-    described = " ".join([label, *heads]).strip()
+    described = content_keys(" ".join([label, *heads]))
     keys = content_keys(" ".join(wanted))
-    if keys & content_keys(described) or (context and keys <= content_keys(context)):
+    if 2 * len(keys & described) >= len(keys) or keys <= described | content_keys(context):
         return []
-    return wanted
+    return [w for w in wanted if not content_keys(w) <= described | content_keys(context)]
 
 
 def figureless(claim: str, row: str, *, answer: str | None = None, given: str = "") -> bool:

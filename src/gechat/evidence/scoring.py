@@ -27,8 +27,10 @@ class NliScores:
             f = ctx.objective(probs[:, ENTAILMENT], texts)
             # F is maximised over the sentences that entail the claim when there are any, so
             # a short sentence that does not support the claim never beats one that does.
+            # the checks read a table row itself, not its headings before it
+            checked = [in_context(claim, s.text, s.context, ctx.headings, rows=False)[0] for s in cands]
             entails = (probs[:, ENTAILMENT] >= ctx.supported) & np.array([ctx.covers(claim, t, s.context)
-                                                                         for t, s in zip(read, cands, strict=True)])
+                                                                         for t, s in zip(checked, cands, strict=True)])
             # none does: the closest shown is the one the model finds nearest to stating it, not
             # the one F favours for saying little ("NOTES:" at 0.01 over the row at 0.23)
             best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() \

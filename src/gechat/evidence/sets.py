@@ -109,7 +109,8 @@ class SentenceSets:
             return texts[ids]
 
         def covered(ids: Ids) -> bool:
-            return ctx.covers_set(claim, ordered(ids), text(ids))
+            sents = ordered(ids)
+            return ctx.covers_set(claim, sents, ctx.passage(sents, claim, rows=False))
 
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
         anchors = top[:n_anchors] if n_anchors is not None else top

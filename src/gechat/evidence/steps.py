@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.documents.headings import SEPARATOR
+from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.rows import figureless, unbound
@@ -112,14 +113,16 @@ class EvidenceContext:
             lacking += sorted(another_period(claim.text, text, answer=claim.answer(), given=claim.given) - set(lacking))
         return lacking
 
-    def passage(self, sents: list[Sentence], claim: ClaimInput | None = None) -> str:
+    def passage(self, sents: list[Sentence], claim: ClaimInput | None = None, *, rows: bool = True) -> str:
         """A set of sentences (in document order) as the model reads it: each run of
         consecutive sentences verbatim with what lies between them, runs joined by a space;
-        with ``claim``, each run after the headings it needs (``in_context``)."""
+        with ``claim``, each run after the headings it needs (``in_context``; ``rows`` False:
+        a table row as it is, for the checks)."""
         out = []
         for run in runs(sents):
             text = self.pool.span_text(run[0], run[-1]) if len(run) > 1 else run[0].text
-            out.append(in_context(claim, text, run[0].context, self.headings)[0] if claim is not None else text)
+            out.append(in_context(claim, text, run[0].context, self.headings, rows=rows)[0]
+                       if claim is not None else text)
         return " ".join(out)
 
     def one_passage(self, claim: ClaimInput, sents: list[Sentence]) -> list[Evidence]:
@@ -169,14 +172,21 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
         or figureless(claim.text, text, answer=answer, given=given))
 
 
-def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim") -> tuple[str, str]:
+def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim", *,
+               rows: bool = True) -> tuple[str, str]:
     """(what the model reads, the headings it reads first). ``mode`` "claim": ``text`` after
     the headings of its ``context`` path that hold a word of the claim the text lacks
     ("Revenue" for "It rose 4%"), or after its nearest heading when it opens with a pronoun;
     "pronoun": only the latter; "off", or neither applies: the text alone, so a heading never
-    adds words the claim does not need."""
-    if not context or claim is None or mode == "off":
+    adds words the claim does not need. With ``rows`` a table row is read as "claim" whatever
+    ``mode``: "AWS | 2017: 4,331" says what it counts only in its table's title and caption
+    (the checks of names and numbers read the row itself: ``rows`` False)."""
+    if not context or claim is None:
         return text, ""
+    if mode == "off":
+        if not rows or row_label(text) is None:
+            return text, ""
+        mode = "claim"
     parts = context.split(SEPARATOR)
     keep: list[str] = []
     if mode == "claim":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gechat.documents.tables import row_label
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
@@ -49,5 +50,8 @@ class Verdicts:
                                                    float(state.f[worst]))]
             if state.verdict is None:
                 state.verdict = "unsupported"
-            state.missing = ctx.missing(state.claim, " ".join(f"{e.context} {e.text}" for e in state.evidence),
-                                        headings_of([s for e in state.evidence for s in e.sentences]))
+            ev = state.evidence
+            # a table row alone is checked as a row (its quantity in its label or headings)
+            shown = ev[0].text if len(ev) == 1 and row_label(ev[0].text) is not None \
+                else " ".join(f"{e.context} {e.text}" for e in ev)
+            state.missing = ctx.missing(state.claim, shown, headings_of([s for e in ev for s in e.sentences]))
