@@ -10,7 +10,7 @@ from gechat.evidence.candidates import Candidates
 from gechat.evidence.conflicts import ValueConflicts
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.steps import ClaimState
-from gechat.evidence.values import agree, agreeing_keys, claimed, quantities
+from gechat.evidence.values import agree, agreeing_keys, another_period, claimed, quantities
 from gechat.evidence.verdict import Verdicts
 from tests.unit.test_evidence_objective import Scripted, context
 
@@ -304,3 +304,9 @@ def test_a_model_contradiction_from_other_figures_about_another_thing_is_no_verd
     assert verdict("Changes in foreign exchange rates impacted operating income by $900 million in 2017.") \
         == "contradicted"
     assert verdict("Foreign exchange rates never impacted operating income.") == "contradicted"
+
+
+def test_a_rows_label_gives_the_period_of_columns_that_name_none() -> None:
+    row = "Liability balance at June 30, 2022 | Employee Costs: $ 97 | Costs: $ 118 ($ in millions)"
+    assert another_period("The restructuring liability for Q2 of FY2023 was $118 million.", row) == {"2023"}
+    assert not another_period("The liability balance at June 30, 2022 was $118 million.", row)

@@ -4,9 +4,9 @@ The packaged entailment model reads a table row by its digits: "Best Buy Co., In
 February 3, 2018: $ 100.00 | ..." (a stock-performance index) entailed "Best Buy reported
 revenue of $100.00 for February 3, 2018" at 0.93, and "S&P 500 | ..." a claim about gross
 margins. A row that states the claim's value is held to name what the claim says the value is:
-at least half the words of the claim's quantity in the row's label or in the header of the
-value's column ("cash" of "free cash flow" is not "Cash and cash equivalents, beginning of
-period"). Names, numbers, periods and totals are not a quantity. A row whose label names
+most words of the claim's quantity in the row's label or in the header of the value's column
+("cash" of "free cash flow" is not "Cash and cash equivalents, beginning of period", nor is
+"Net income" operating income). Names, numbers, periods and totals are not a quantity. A row whose label names
 nothing but a period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its
 table's title, and is left to the other checks; so is a claim that names no quantity. The
 headings a row sits under (``context``: "NICS Firearm Background Checks" over "Alabama | ... |
@@ -30,19 +30,21 @@ from dataclasses import replace
 
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
-from gechat.evidence.values import claimed, stating
+from gechat.evidence.values import Quantity, claimed, located, stating
 from gechat.lexical import STOPWORDS, content_keys, fact_keys, number_keys, words
 
 # periods, totals, scale, reading and linking words name no quantity ("the excerpt states",
 # "the table shows", "Therefore, ..."); "net" neither ("Net income" is not "net cash provided
-# by operating activities")
-_PLAIN = content_keys("fiscal year years quarter quarters month months period periods ended ending end beginning "
-                      "annual total totals first second third fourth january february march april may june july "
-                      "august september october november december amount value figure company reported net "
-                      "approximately about thousand thousands million millions billion billions dollars usd "
-                      "percent excerpt excerpts states stated shows shown table document according same "
-                      "therefore thus hence "
-                      "many much")  # "how many" asks for a count and names none
+# by operating activities"). Whole words: as 5-letter keys "annual" would be "annualized" and
+# "company" "compensation"
+_PLAIN_WORDS = ("fiscal year years quarter quarters month months period periods ended ending end beginning "
+                "annual total totals first second third fourth january february march april may june july "
+                "august september october november december amount value figure company reported net "
+                "approximately about thousand thousands million millions billion billions dollars usd "
+                "percent excerpt excerpts states stated shows shown table document according same "
+                "therefore thus hence "
+                "many much")  # "how many" asks for a count and names none
+_PLAIN = frozenset(_PLAIN_WORDS.split())
 # a run of capitalised words, or one with a possessive, is a name even where it opens the
 # sentence ("Best Buy's revenue", "Amazon's revenue")
 # (linear: a match starts only at a word's start, every run is possessive)
@@ -55,7 +57,7 @@ def quantity_words(text: str) -> list[str]:
     out = []
     for w in words(text):
         keys = content_keys(w)
-        if w not in STOPWORDS and keys and not keys & (names | _PLAIN) and not number_keys(w) and w not in out:
+        if w not in STOPWORDS and w not in _PLAIN and keys and not keys & names and not number_keys(w) and w not in out:
             out.append(w)
     return out
 
@@ -63,23 +65,38 @@ def quantity_words(text: str) -> list[str]:
 def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "", context: str = "") -> list[str]:
     """The words of the claim's quantity that ``row`` (a canonical table row) does not name
     where it states the claim's value (of ``answer``, what the claim adds to its question
-    ``given``): when its label and column header name fewer than half of them and, with the
-    headings it sits under (``context``), not all; [] otherwise, and for any other text."""
-    heads = [c.head for c in stating(claimed(claim if answer is None else answer, given), row)]
+    ``given``): when its label and column header name no more than half of them and, with
+    the headings it sits under (``context``), not all; [] otherwise, and for any other text."""
+    values = claimed(claim if answer is None else answer, given)
+    heads = [c.head for c in stating(values, row)]
     if not heads:  # not a table row, or not the claim's value
         return []
     label = row_label(row) or ""
     # a fragment answer ("6,701") is a value of what the question asks, not of the
     # instructions around it ("... shown in the cash flow statement" names "cash")
     fragment = fragment_of(given, claim)
-    wanted = quantity_words(claim if fragment is None else f"{asked(given)} {fragment}")
-    if not wanted or not content_keys(label) - _PLAIN - number_keys(label):
+    wanted = (quantity_words(f"{asked(given)} {fragment}") if fragment is not None
+              else quantity_words(_clause(claim, [v for v in values if stating([v], row)])) or quantity_words(claim))
+    if not wanted or not [w for w in words(label) if w not in STOPWORDS and w not in _PLAIN and not number_keys(w)]:
         return []
     described = content_keys(" ".join([label, *heads]))
     keys = content_keys(" ".join(wanted))
-    if 2 * len(keys & described) >= len(keys) or keys <= described | content_keys(context):
+    if 2 * len(keys & described) > len(keys) or keys <= described | content_keys(context):
         return []
     return [w for w in wanted if not content_keys(w) <= described | content_keys(context)]
+
+
+def _clause(claim: str, stated: list[Quantity]) -> str:
+    """The part of ``claim`` that says what a value the row states is: from the value before
+    it (or the start) to it. "The liability balance ... is $118 million, and the net charges to
+    earnings are $2 million" holds two quantities; the row of one names only its own."""
+    spans = located(claim)
+    texts = {v.text for v in stated}
+    for n, (_, end, q) in enumerate(spans):
+        if q.text in texts and q.kind != "year":
+            start = max((e for _, e, p in spans[:n] if p.kind != "year"), default=0)
+            return claim[start:end]
+    return ""
 
 
 def figureless(claim: str, row: str, *, answer: str | None = None, given: str = "") -> bool:

@@ -90,12 +90,16 @@ class EvidenceContext:
 
     def covers_set(self, claim: ClaimInput, sents: Sequence[Sentence], text: str) -> bool:
         """Whether the set ``sents`` (read as ``text``) holds the claim's names and numbers,
-        and each table row of it that states the claim's value names the claim's quantity
-        itself: a sentence that names the quantity ("3M's capital spending ...") does not make
-        a row about another one ("Net cash used in financing activities | 2018: (6,701)") its
-        evidence."""
+        and each table row of it that states the claim's value names the claim's quantity and
+        period itself: a sentence that names the quantity ("3M's capital spending ...") does
+        not make a row about another one ("Net cash used in financing activities | 2018:
+        (6,701)") its evidence, nor does a row beside it make a row of another period one."""
         return self.covers(claim, text, headings_of(sents)) and not (
-            len(sents) > 1 and any(self._unbound(claim, s.text, s.context) for s in sents))
+            len(sents) > 1 and any(self._unbound(claim, s.text, s.context) or self._another_period(claim, s.text)
+                                   for s in sents if row_label(s.text) is not None))
+
+    def _another_period(self, claim: ClaimInput, text: str) -> frozenset[str]:
+        return another_period(claim.text, text, answer=claim.answer(), given=claim.given)
 
     def _unbound(self, claim: ClaimInput, text: str, context: str) -> list[str]:
         return unbound(claim.text, text, answer=claim.answer(), given=claim.given, context=context)
@@ -110,7 +114,7 @@ class EvidenceContext:
         if self.coverage != "off":
             lacking += [v for v in mistyped(claim.answer(), text) + self._unbound(claim, text, context)
                         if v not in lacking]
-            lacking += sorted(another_period(claim.text, text, answer=claim.answer(), given=claim.given) - set(lacking))
+            lacking += sorted(self._another_period(claim, text) - set(lacking))
         return lacking
 
     def passage(self, sents: list[Sentence], claim: ClaimInput | None = None, *, rows: bool = True) -> str:

@@ -268,7 +268,8 @@ class Cell(NamedTuple):
 
 def row_cells(text: str) -> list[Cell]:
     """Every cell of a canonical table row ("Net income | 2018: $ 5,363 | 2017: $ 4,869
-    (Millions)", ``gechat.documents.tables``), in order; [] for any other text. The table's
+    (Millions)", ``gechat.documents.tables``), in order, each with the years of its column's
+    header (or, where that names none, of the row's label); [] for any other text. The table's
     unit is written into each cell ("$ 5,363 million"), except in a per-share row of a table
     "in millions, except per share data"."""
     label = row_label(text)
@@ -286,7 +287,9 @@ def row_cells(text: str) -> list[Cell]:
         bare = bare[1:] if bare[:1].isspace() else bare
         if MARKER.fullmatch(bare):
             value = f"{value[:len(value) - len(bare)]}-{bare[1:-1]}"
-        out.append(Cell(head, years(head), f"{value} {scale.group(1).lower()}" if scale else value))
+        # a column that names no period holds the period its row names ("Liability balance
+        # at June 30, 2022 | Employee Costs: $ 97")
+        out.append(Cell(head, years(head) or years(label), f"{value} {scale.group(1).lower()}" if scale else value))
     return out
 
 
