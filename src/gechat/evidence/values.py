@@ -6,9 +6,9 @@ with "1,234" (a statement's outflow is the amount a reader names); "about 280M" 
 than 280M" agree with "280 million" within a reader's tolerance. Years ("2019") are not
 values here: they say which value, and the lexical checks match them as written.
 
-Used by the evidence steps twice: a claim's number is covered when its evidence states the
-same value in another form (``agreeing_keys``), and a claim whose value differs from the
-value a sentence states for the same thing is contradicted (``gechat.evidence.conflicts``).
+Used twice: a claim's number is covered when its evidence states the same value in another
+form (``agreeing_keys``); a claim whose value differs from one a sentence states for the
+same thing is contradicted (``gechat.evidence.conflicts``).
 """
 
 from __future__ import annotations
@@ -78,10 +78,9 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
         if scale_word in ("m", "b", "k") and not cur:
             scale = 1.0
         paren = bool(m["open"] and m["close"])
-        if paren and not (cur or pct or scale_word) and "," not in num and "." not in num and len(digits) <= 2:
-            continue  # "(1)", "(2)": the markers of a list, not values
-        if not (cur or pct or scale_word) and _day_of_month(text, m.start(), m.end(), digits):
-            continue  # "February 1, 2018": a date, not a value
+        if not (cur or pct or scale_word) and ((paren and "," not in num and "." not in num and len(digits) <= 2)
+                                               or _day_of_month(text, m.start(), m.end(), digits)):
+            continue  # "(1)", "(2)": the markers of a list; "February 1, 2018": a date's day
         # "(1,577)" is an accounting negative; "($1.8 bn)" is an aside in prose
         negative = paren and not scale_word
         if pct:
@@ -100,9 +99,8 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
     return tuple(out)
 
 
-# a month's name (or its short form) just before or after a day's number
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")  # a month's name, in full or short
 _MONTH_BEFORE = re.compile(rf"(?i)\b{_MONTH}[ \t]+$")
 _MONTH_AFTER = re.compile(rf"(?i)^[ \t]*{_MONTH}(?![a-z])")
 
@@ -140,16 +138,11 @@ def _readings(q: Quantity, other: Quantity) -> list[float]:
     thousands, millions or billions (the table's header says which, out of reach here)."""
     if q.kind == "percent" and other.kind == "number":
         return [q.value / 100]
-    if q.scaled or other.kind == "percent" or not other.scaled or not _table_amount(q):
+    # only a figure written as a table's amounts are ("1,577", "349", "32.8"): "1" read in
+    # millions is anything from 0.5 to 1.5 million ("1.2 million employees" on "Item 1")
+    if q.scaled or other.kind == "percent" or not other.scaled or not (q.decimals > 0 or abs(q.value) >= 100):
         return [q.value]
     return [q.value * 10 ** k for k in (0, 3, 6, 9)]
-
-
-def _table_amount(q: Quantity) -> bool:
-    """Whether a bare figure is written as a table's amounts are ("1,577", "349", "32.8"): a
-    figure of one or two digits read in millions stands for anything from half to one and a
-    half times its value ("1" of "Item 1" as "1.2 million employees")."""
-    return q.decimals > 0 or abs(q.value) >= 100
 
 
 def comparable(a: Quantity, b: Quantity) -> bool:
