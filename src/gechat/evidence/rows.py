@@ -3,19 +3,19 @@
 The packaged entailment model reads a table row by its digits: "Best Buy Co., Inc. |
 February 3, 2018: $ 100.00 | ..." (a stock-performance index) entailed "Best Buy reported
 revenue of $100.00 for February 3, 2018" at 0.93, and "S&P 500 | ..." a claim about gross
-margins. A row that states the claim's value is held to name what the claim says the value is:
-most words of the claim's quantity in the row's label or in the header of the value's column
-("cash" of "free cash flow" is not "Cash and cash equivalents, beginning of period", nor is
-"Net income" operating income). Names, numbers, periods and totals are not a quantity. A row whose label names
-nothing but a period or a total ("Total fiscal 2023 fourth quarter") says what it counts in its
-table's title, and is left to the other checks; so is a claim that names no quantity. The
-headings a row sits under (``context``: "NICS Firearm Background Checks" over "Alabama | ... |
-Totals: 71,137"; a table's title and caption, "Operating income (loss) by segment ..." over
-"AWS | 2017: 4,331") name its quantity when they hold, with the label, every word of it: a
-heading is farther from the value than its label, so one shared word ("Results of Operations"
-for "operating margin") is not enough. A paraphrase that shares no word ("revenue" for "Net
-sales", "capital expenditure" for "Purchases of property, plant and equipment") comes out
-unsupported: the safe side, with the
+margins. A row that states the claim's value is held to name what the claim says the value
+is: most words of the claim's quantity in the row's label or in the header of the value's
+column ("cash" of "free cash flow" is not "Cash and cash equivalents, beginning of period",
+nor is "Net income" operating income). Names, numbers, periods and totals are not a
+quantity. A row whose label names nothing but a period or a total ("Total fiscal 2023 fourth
+quarter") says what it counts in its table's title, and is left to the other checks; so is a
+claim that names no quantity. The headings a row sits under (``context``: "NICS Firearm
+Background Checks" over "Alabama | ... | Totals: 71,137"; a table's title and caption,
+"Operating income (loss) by segment ..." over "AWS | 2017: 4,331") name its quantity when
+they hold, with the label, every word of it: a heading is farther from the value than its
+label, so one shared word ("Results of Operations" for "operating margin") is not enough. A
+paraphrase that shares no word ("revenue" for "Net sales", "capital expenditure" for
+"Purchases of property, plant and equipment") comes out unsupported: the safe side, with the
 row still shown as the closest evidence. Closeness in meaning cannot stand in for the words:
 the packaged embedder puts "capital expenditure" as near "Net cash provided by (used in)
 financing activities" (cosine 0.54) as "revenue" to "Net sales" (0.54), and so passed 3M's
