@@ -108,9 +108,14 @@ class SentenceSets:
                 texts[ids] = ctx.passage(ordered(ids), claim)
             return texts[ids]
 
+        checked: dict[Ids, bool] = {}
+
         def covered(ids: Ids) -> bool:
-            sents = ordered(ids)
-            return ctx.covers_set(claim, sents, ctx.passage(sents, claim, rows=False))
+            # asked of the same set when it is filtered, ranked and tested for passengers
+            if ids not in checked:
+                sents = ordered(ids)
+                checked[ids] = ctx.covers_set(claim, sents, ctx.passage(sents, claim, rows=False))
+            return checked[ids]
 
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
         anchors = top[:n_anchors] if n_anchors is not None else top
