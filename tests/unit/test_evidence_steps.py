@@ -31,6 +31,10 @@ def test_candidates_are_the_sentences_but_headings() -> None:
     assert [s.text for s in st.candidates] == [s.text for s in ctx.pool.sentences]
     assert st.vector is None and st.verdict is None  # no embedder: nothing ranked
 
+    # a line without a word (a page number, a figure cut from its table) says nothing
+    from gechat.evidence.base import says_nothing
+    assert says_nothing("$6,205.") and says_nothing("$0 ..........") and says_nothing("47698")
+    assert not says_nothing("It cost $85.") and not says_nothing("Revenue | 2018: 1,577")
 
 def test_candidates_keep_the_nearest_when_there_are_too_many() -> None:
     ctx = context(Scripted({}))
@@ -89,6 +93,24 @@ def test_sets_keep_out_a_passenger() -> None:
     without = scored(ctx, "Alpha is red.")
     SentenceSets(top=4, contribution=False).run(without, ctx)
     assert without[0].passes and "Gamma." in without[0].evidence[-1].text
+
+
+def test_a_word_about_documents_is_no_contribution_to_a_set() -> None:
+    from gechat.evidence.base import EvidencePool
+    from gechat.types import Chunk
+
+    text = "Service Bulletin 737-31-1860 names the airplanes. Operation is allowed only if provisions are made."
+    sents = [Sentence(id=i + 1, doc_id=1, chunk_id=1, ord=i, page=1, start=a, end=b, text=text[a:b])
+             for i, (a, b) in enumerate([(0, 49), (50, len(text))])]
+    p = EvidencePool(sentences=sents, chunks={1: Chunk(id=1, doc_id=1, ord=0, start=0, end=len(text), text=text,
+                                                        sentence_ids=[1, 2])}, titles={1: "ad.pdf"})
+    ctx = context(Scripted({sents[0].text: (0.4, 0.0), text: (0.9, 0.0)}))
+    ctx.pool = p
+    claim = "The information is provided in Service Bulletin 737-31-1860."
+    (st,) = scored(ctx, claim)
+    SentenceSets(top=4, contribution=True).run([st], ctx)
+    # "provisions" shares the key of "provided", a word about where the fact is written
+    assert not st.passes and [e.text for e in st.evidence] == [sents[0].text]
 
 
 def test_verdict_supported_contradicted_unsupported() -> None:

@@ -305,6 +305,12 @@ def test_a_model_contradiction_from_other_figures_about_another_thing_is_no_verd
         == "contradicted"
     assert verdict("Foreign exchange rates never impacted operating income.") == "contradicted"
 
+    # nor is a line that states no value at all (a table's header cut from its figures)
+    header = "Action Labor cost Parts cost Cost per product"
+    ctx.scorer = Scripted({header: (0.02, 0.9)})
+    ctx.pool = EvidencePool.from_texts([header])
+    assert verdict("Parts cost: $40.") == "unsupported"
+    assert verdict("Labor is the only cost of this action.") == "contradicted"  # no value: the model decides
 
 def test_a_rows_label_gives_the_period_of_columns_that_name_none() -> None:
     row = "Liability balance at June 30, 2022 | Employee Costs: $ 97 | Costs: $ 118 ($ in millions)"

@@ -26,6 +26,17 @@ def is_heading(text: str) -> bool:
     return bool(_HEADING.fullmatch(t)) and (t[0].isdigit() or len(t.split()) == 1)
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def says_nothing(text: str) -> bool:
+    """A heading, or a line without a word: a page number, or a figure cut from a table the
+    loader did not find ("$0 ......", "$6,205."). Which quantity such a figure is, only its
+    place on the page said; beside any sentence that names a cost it would "support" that
+    cost's claim, and a reader could not check it. Never an evidence candidate."""
+    return is_heading(text) or not _WORD.search(text)
+
+
 _ANSWER_TO = ('The answer to the question "', '" is: ')
 _SENTENCE_ENDS = (". ", ": ", "! ", "; ")
 

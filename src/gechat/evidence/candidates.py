@@ -1,14 +1,14 @@
 """Step ``candidates``: which sentences of the retrieved text each claim is read against.
 
 Every sentence of the retrieved chunks but headings (those the loader marked, and lines that
-look like one); when there are more than
+look like one) and lines without a word (``says_nothing``); when there are more than
 ``max_candidates``, the ones closest to the claim by embedding cosine (in document order), so
 the entailment model reads at most that many per claim.
 """
 
 from __future__ import annotations
 
-from gechat.evidence.base import is_heading
+from gechat.evidence.base import says_nothing
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 
 
@@ -28,7 +28,7 @@ class Candidates:
         if vectors is not None:
             for state, v in zip(todo, vectors, strict=True):
                 state.vector = v
-        headings = {s.id for s in pool.sentences if s.heading or is_heading(s.text)}
+        headings = {s.id for s in pool.sentences if s.heading or says_nothing(s.text)}
         sents = [s for s in pool.sentences if s.id not in headings]
         if embedder is None or vectors is None or len(sents) <= self.max_candidates:
             ranked = [sents for _ in todo]

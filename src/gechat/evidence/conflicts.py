@@ -100,13 +100,17 @@ def off_topic_figures(state: ClaimState) -> list[bool]:
     of the claim's quantity (``_about``). The entailment model reads such a sentence by its
     digits ("Changes in foreign exchange rates impacted operating income by $264 million ..."
     contradicted AWS's operating income of $4,331 million at 0.53), so its contradiction is no
-    verdict a reader could check; the value check decides for the sentences that are about it."""
+    verdict a reader could check; the value check decides for the sentences that are about it.
+    A candidate that states no value at all cannot show the claim's value wrong either: a
+    table's header line ("Action Labor cost Parts cost Cost per product") "contradicted" "Parts
+    cost: $0" at 0.6."""
     values, about = _about(state)
     if not values:
         return [False] * len(state.candidates)
     near = {i for i, _, _ in about}
-    return [i not in near and any(comparable(c, q) for c in values for q in stated(s.text))
-            for i, s in enumerate(state.candidates)]
+    told = [stated(s.text) for s in state.candidates]
+    return [not said or (i not in near and any(comparable(c, q) for c in values for q in said))
+            for i, said in enumerate(told)]
 
 
 def _names_more(text: str, said: frozenset[str]) -> bool:

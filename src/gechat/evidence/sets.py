@@ -32,7 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.documents.headings import SEPARATOR
-from gechat.evidence.base import ClaimInput, is_heading
+from gechat.evidence.base import ClaimInput, says_nothing
+from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.lexical import acronyms, content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
@@ -96,7 +97,7 @@ class SentenceSets:
         def near(i: int) -> list[int]:
             s = by_id[i]
             return [n.id for n in (by_pos.get((s.chunk_id, s.ord - 1)), by_pos.get((s.chunk_id, s.ord + 1)))
-                    if n is not None and not n.heading and not is_heading(n.text)]
+                    if n is not None and not n.heading and not says_nothing(n.text)]
 
         def ordered(ids: Ids) -> list[Sentence]:
             return in_order([by_id[i] for i in ids])
@@ -119,7 +120,9 @@ class SentenceSets:
 
         n_anchors = self.step_anchors if claim.source == "thought" else self.anchors
         anchors = top[:n_anchors] if n_anchors is not None else top
-        claim_keys = content_keys(claim.text)
+        # a word about documents and answering ("provided", "referenced") is no part of the
+        # fact: a sentence that only adds one ("provisions" shares the key) is a passenger
+        claim_keys = content_keys(claim.text) - META
         names = name_groups(claim.given or claim.text)
         anchor = frozenset().union(*names)  # the question's name words, for ``linked``
         claim_names = name_words(claim.text)
