@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gechat.evidence.base import ClaimInput
+from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.candidates import Candidates
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.sets import SentenceSets
@@ -96,7 +96,6 @@ def test_sets_keep_out_a_passenger() -> None:
 
 
 def test_a_word_about_documents_is_no_contribution_to_a_set() -> None:
-    from gechat.evidence.base import EvidencePool
     from gechat.types import Chunk
 
     text = "Service Bulletin 737-31-1860 names the airplanes. Operation is allowed only if provisions are made."
@@ -136,6 +135,15 @@ def test_verdict_ignores_contradiction_by_unrelated_text_with_overlap() -> None:
     sts = scored(ctx, "Delta flies.")
     Verdicts(overlap=False).run(sts, ctx)
     assert sts[0].verdict == "contradicted"
+    # a shared verb is not enough where the claim names something the candidate does not
+    bert = "The BERT model architecture uses multiple layers of Transformers."
+    ctx.pool = EvidencePool.from_texts([bert])
+    ctx.scorer = Scripted({bert: (0.01, 0.71)})
+    for claim, verdict in (("SPECTER uses SciBERT as its foundation.", "unsupported"),
+                           ("The BERT model architecture uses a single layer.", "contradicted")):
+        sts = scored(ctx, claim)
+        Verdicts(overlap=True).run(sts, ctx)
+        assert sts[0].verdict == verdict
 
 
 def test_runs_group_consecutive_sentences_of_a_chunk() -> None:

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from gechat.documents.headings import SEPARATOR
 from gechat.documents.tables import row_label
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
-from gechat.lexical import content_keys
+from gechat.lexical import content_keys, name_words, number_keys, words
 from gechat.models.entail.base import CONTRADICTION
+from gechat.types import Sentence
 
 
 class Verdicts:
@@ -37,8 +39,7 @@ class Verdicts:
             if state.probs is not None and len(state.candidates):
                 contra = state.probs[:, CONTRADICTION].astype(np.float64)
                 if self.overlap:
-                    keys = content_keys(state.claim.text) - META
-                    contra = np.where([bool(keys & content_keys(s.text)) for s in state.candidates], contra, -1.0)
+                    contra = np.where([_shares(state.claim.text, s) for s in state.candidates], contra, -1.0)
                 contra = np.where(off_topic_figures(state), -1.0, contra)
                 worst = int(np.argmax(contra))
                 # the model reads a row by its digits: "Net income ... basic | 2018: 9.09"
@@ -55,3 +56,16 @@ class Verdicts:
             shown = ev[0].text if len(ev) == 1 and row_label(ev[0].text) is not None \
                 else " ".join(f"{e.context} {e.text}" for e in ev)
             state.missing = ctx.missing(state.claim, shown, headings_of([s for e in ev for s in e.sentences]))
+
+
+def _shares(claim: str, s: Sentence) -> bool:
+    """Whether a candidate speaks of what the claim does, so that its contradiction is one a
+    reader can check: a word of the claim beyond words about documents and, where the claim
+    names something, one of its names (in the candidate's words or nearest heading). "The BERT model
+    architecture ... uses multiple layers" shares only "uses" with "SPECTER uses SciBERT as its
+    foundation", and "contradicted" it at 0.71."""
+    if not content_keys(claim) - META & content_keys(s.text):
+        return False
+    names = name_words(claim) - number_keys(claim)
+    # the nearest heading, not the title above it: every sentence of a paper sits under its name
+    return not names or bool(names & frozenset(words(f"{s.context.rpartition(SEPARATOR)[2]} {s.text}")))
