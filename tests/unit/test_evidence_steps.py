@@ -160,6 +160,11 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert states_no_fact("According to excerpt [2], this is stated on page 3.", q)
     assert not states_no_fact("The graph has 280M nodes, as stated on page 3.", q)
     assert not states_no_fact("Revenue was $3.2 billion in 2018.", "What was revenue?")
+    # a part of the document named by its quoted heading says where, like "page 3"
+    assert states_no_fact('The information is presented in the "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS" '
+                          "section of the document.", q)
+    assert states_no_fact('It is in the section titled "Risk Factors".', q)
+    assert not states_no_fact('The "Revenue" table shows revenue of $5 million.', q)
     # how the text is written is no fact either; "interest" is not "interpretation"
     assert states_no_fact("The information is presented in a straightforward manner, without any additional "
                           "context or interpretation.", q)

@@ -17,13 +17,24 @@ from gechat.types import Chunk, Claim, Evidence, Sentence
 # A section heading: "1 Introduction", "3.2 Related Work" (a number, then up to six words)
 # or one capitalised word alone ("Abstract"), with no end punctuation.
 _HEADING = re.compile(r"(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?[A-Z][A-Za-z-]*(?:\s+[A-Za-z][A-Za-z-]*){0,5}")
+# a word of a title-case line: capitalised, a number, or one of the small words titles keep lower-case
+_TITLE_WORD = re.compile(r"[A-Z][\w'’&.-]*|\d[\d,.]*|of|and|the|to|in|for|on|at|by|or|an?|&|[-–—]")
 
 def is_heading(text: str) -> bool:
     """A heading states nothing a claim could rest on, yet the cross-encoder gives it a weak
     P_entail for claims about the document itself ("the introduction says ..."), enough to pass
     the threshold; so headings are never evidence candidates."""
     t = text.strip().removesuffix(":")  # a label ("APPEARANCES:", "NOTES:") is one too
-    return bool(_HEADING.fullmatch(t)) and (t[0].isdigit() or len(t.split()) == 1)
+    if _HEADING.fullmatch(t) and (t[0].isdigit() or len(t.split()) == 1):
+        return True
+    # a line in capitals or title case, short and unpunctuated: "NOTES TO CONSOLIDATED
+    # FINANCIAL STATEMENTS", "First Quarter 2018 Guidance" (both passed as evidence); but not
+    # two or three capitalised words alone, which may be a name ("Jeffrey P. Bezos" above his title)
+    parts = t.split()
+    if not (1 < len(parts) <= 8 and t[-1] not in ".!?" and "|" not in t and any(w[0].isupper() for w in parts)
+            and all(_TITLE_WORD.fullmatch(w) for w in parts)):
+        return False
+    return t.isupper() or len(parts) > 3 or any(not w[0].isupper() for w in parts)
 
 
 _WORD = re.compile(r"[^\W\d_]{2,}")

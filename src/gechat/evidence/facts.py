@@ -41,11 +41,16 @@ META = content_keys(
 )
 # read as whole words: its 5-letter key "inter" is also "interest" and "international"
 _INTERPRET = re.compile(r"\binterpret\w*", re.IGNORECASE)
+# a part of the document named by its quoted heading: "the "NOTES TO CONSOLIDATED FINANCIAL
+# STATEMENTS" section" says where, like "page 3"
+_PART = r"(?:sections?|tables?|parts?|headings?|chapters?|notes?|items?|statements?)"
+_NAMED_PART = re.compile(rf"[\"“][^\"”]{{1,100}}[\"”]\s+{_PART}\b|\b{_PART}\s+(?:titled\s+|entitled\s+|called\s+)?"
+                         rf"[\"“][^\"”]{{1,100}}[\"”]", re.IGNORECASE)
 
 
 def states_no_fact(text: str, question: str = "") -> bool:
     """Whether ``text`` says nothing beyond the question but where something is written."""
-    keys = content_keys(_INTERPRET.sub(" ", LOCATOR.sub(" ", text)))
+    keys = content_keys(_INTERPRET.sub(" ", LOCATOR.sub(" ", _NAMED_PART.sub(" ", text))))
     return not (keys - content_keys(question) - META)
 
 
