@@ -27,14 +27,14 @@ def is_heading(text: str) -> bool:
     t = text.strip().removesuffix(":")  # a label ("APPEARANCES:", "NOTES:") is one too
     if _HEADING.fullmatch(t) and (t[0].isdigit() or len(t.split()) == 1):
         return True
-    # a line in capitals or title case, short and unpunctuated: "NOTES TO CONSOLIDATED
-    # FINANCIAL STATEMENTS", "First Quarter 2018 Guidance" (both passed as evidence); but not
-    # two or three capitalised words alone, which may be a name ("Jeffrey P. Bezos" above his title)
+    # a line in capitals or title case, short and unpunctuated, is a heading, a label or a name
+    # standing alone, and states nothing: "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS" and
+    # "First Quarter 2018 Guidance" passed as evidence, and a transcript's page footer
+    # "Alderson Reporting Company", beside "... on behalf of the Respondent.", "supported"
+    # that company as the respondent's counsel
     parts = t.split()
-    if not (1 < len(parts) <= 8 and t[-1] not in ".!?" and "|" not in t and any(w[0].isupper() for w in parts)
-            and all(_TITLE_WORD.fullmatch(w) for w in parts)):
-        return False
-    return t.isupper() or len(parts) > 3 or any(not w[0].isupper() for w in parts)
+    return 1 < len(parts) <= 8 and t[-1] not in ".!?" and "|" not in t \
+        and any(w[0].isupper() for w in parts) and all(_TITLE_WORD.fullmatch(w) for w in parts)
 
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
