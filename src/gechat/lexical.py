@@ -199,3 +199,30 @@ def missing_words(claim: str, evidence: str, *, given: str = "", mode: Coverage 
         if tok_keys & keys and tok not in out:
             out.append(tok)
     return out
+
+
+# Words about documents, reading and answering: a step made of these (and the question's own
+# words) says where something is written, not what is true. META holds their keys, META_WORDS
+# the words themselves, for checks that must not lose "checks" to the key of "checked".
+_META_TEXT = (
+    "document documents text paper article report filing passage passages excerpt excerpts source "
+    "sources section sections chapter introduction abstract conclusion summary sentence sentences "
+    "paragraph paragraphs page pages line lines table tables figure figures appendix footnote "
+    "information info details detail context question questions answer answers query asked asks "
+    "ask asking state states stated statement mention mentions mentioned mentioning provide provides "
+    "provided providing give gives given say says said saying according directly clearly "
+    "explicitly specifically indicate indicates indicated show shows shown describe describes "
+    "described refer refers referred note notes noted find found look looking read reading based "
+    "therefore thus hence also above below following first second third last previous next here "
+    "relevant explicit specific part point step steps reasoning conclude determine identify need "
+    "needed know known tell tells told check checked see seen directly not no yes only just "
+    "answered answering asked question's correct correctly "
+    # how it is written: "The information is presented in a straightforward manner, without
+    # any additional context or interpretation"
+    "present presents presented presenting straightforward manner way without additional "
+    "explanation explain explained further making "
+    # what is being told, not what it is: "These numbers are directly provided ..."
+    "number numbers amount amounts value values data about regarding within located"
+)
+META = content_keys(_META_TEXT)
+META_WORDS = frozenset(_META_TEXT.split())

@@ -164,6 +164,7 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert states_no_fact('The information is presented in the "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS" '
                           "section of the document.", q)
     assert states_no_fact('It is in the section titled "Risk Factors".', q)
+    assert states_no_fact('The information is found in the first page of the document, under the "Florida" section.', q)
     assert states_no_fact("This directly answers the question about the number of nodes.",
                           "How many nodes does the graph have?")
     assert not states_no_fact('The "Revenue" table shows revenue of $5 million.', q)

@@ -31,7 +31,7 @@ from dataclasses import replace
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
 from gechat.evidence.values import Quantity, claimed, located, stating
-from gechat.lexical import STOPWORDS, content_keys, fact_keys, number_keys, words
+from gechat.lexical import META_WORDS, STOPWORDS, content_keys, fact_keys, number_keys, words
 
 # periods, totals, scale, reading and linking words name no quantity ("the excerpt states",
 # "the table shows", "Therefore, ..."); "net" neither ("Net income" is not "net cash provided
@@ -52,12 +52,14 @@ _RUN = re.compile(r"(?<![\w'&.-])[A-Z](?:[\w'&.-]*+(?:\s++[A-Z][\w'&.-]*+)++|[\w
 
 
 def quantity_words(text: str) -> list[str]:
-    """The words of ``text`` that say what a value is: not names, numbers, periods or totals."""
+    """The words of ``text`` that say what a value is: not names, numbers, periods or totals,
+    nor words about documents and telling ("The first excerpt provides the total ...")."""
     names = fact_keys(text).union(*(content_keys(m.group()) for m in _RUN.finditer(text)))
     out = []
     for w in words(text):
         keys = content_keys(w)
-        if w not in STOPWORDS and w not in _PLAIN and keys and not keys & names and not number_keys(w) and w not in out:
+        if w not in STOPWORDS and w not in _PLAIN and w not in META_WORDS and keys and not keys & names \
+                and not number_keys(w) and w not in out:
             out.append(w)
     return out
 
