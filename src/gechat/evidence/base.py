@@ -20,10 +20,12 @@ _HEADING = re.compile(r"(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?[A-Z][A-Za-z-]*(?:\s+[A-
 # a word of a title-case line: capitalised, a number, or one of the small words titles keep lower-case
 _TITLE_WORD = re.compile(r"[A-Z][\w'’&.-]*|\d[\d,.]*|of|and|the|to|in|for|on|at|by|or|an?|&|[-–—]")
 
+
 def is_heading(text: str) -> bool:
-    """A heading states nothing a claim could rest on, yet the cross-encoder gives it a weak
-    P_entail for claims about the document itself ("the introduction says ..."), enough to pass
-    the threshold; so headings are never evidence candidates."""
+    """A heading (or a label, or a name standing alone) states nothing a claim could rest on,
+    yet the cross-encoder gives it a weak P_entail for claims about the document itself ("the
+    introduction says ..."), enough to pass the threshold; so headings are never evidence
+    candidates."""
     t = text.strip().removesuffix(":")  # a label ("APPEARANCES:", "NOTES:") is one too
     if _HEADING.fullmatch(t) and (t[0].isdigit() or len(t.split()) == 1):
         return True

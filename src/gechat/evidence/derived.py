@@ -28,10 +28,9 @@ from typing import Literal
 import numpy as np
 
 from gechat.documents.tables import row_label
-from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, years
-from gechat.lexical import content_keys
+from gechat.lexical import META, content_keys
 
 Op = Literal["ratio", "change", "sum", "difference"]
 # the words that name a computation; general English, read on the claim and its question

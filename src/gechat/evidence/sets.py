@@ -33,9 +33,8 @@ import numpy.typing as npt
 
 from gechat.documents.headings import SEPARATOR
 from gechat.evidence.base import ClaimInput, says_nothing
-from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
-from gechat.lexical import acronyms, content_keys, name_groups, name_words
+from gechat.lexical import META, acronyms, content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 

@@ -18,9 +18,8 @@ import numpy as np
 from gechat.documents.headings import SEPARATOR
 from gechat.documents.tables import row_label
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
-from gechat.evidence.facts import META
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
-from gechat.lexical import content_keys, name_words, number_keys, words
+from gechat.lexical import META, content_keys, name_words, number_keys, words
 from gechat.models.entail.base import CONTRADICTION
 from gechat.types import Sentence
 
