@@ -20,6 +20,12 @@ MAX_HEADING_CHARS = 200  # longer is a paragraph set in a heading style, not a h
 _SPACE = re.compile(r"\s+")
 
 
+def nearest_heading(context: str) -> str:
+    """The last heading of a heading path: what a sentence is about, where the title above it
+    is what the whole document is about."""
+    return context.rpartition(SEPARATOR)[2]
+
+
 def clean_heading(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 

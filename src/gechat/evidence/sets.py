@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from gechat.documents.headings import SEPARATOR
+from gechat.documents.headings import nearest_heading
 from gechat.evidence.base import ClaimInput, says_nothing
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.lexical import META, acronyms, content_keys, name_groups, name_words
@@ -238,7 +238,7 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     in its text or nearest heading: two facts about two things the question names. Ties use
     the nearest heading only, since every sentence of a document shares the title. With no
     anchor (a question without names) the sentences need only be tied."""
-    names = [name_words(s.text) | name_words(s.context.rpartition(SEPARATOR)[2]) for s in sents]
+    names = [name_words(s.text) | name_words(nearest_heading(s.context)) for s in sents]
     group = list(range(len(sents)))  # each sentence's group: the smallest index it is tied to
     changed = True
     while changed:
@@ -283,7 +283,7 @@ def naming(names: Names, sents: list[Sentence]) -> float:
     if not names:
         return 0.0
     # a sentence that opens with a pronoun states what its nearest heading names
-    held = [(name_words(s.text) | (name_words(s.context.rpartition(SEPARATOR)[2]) if leans_back(s.text)
+    held = [(name_words(s.text) | (name_words(nearest_heading(s.context)) if leans_back(s.text)
                                    else frozenset()), name_words(s.context)) for s in sents]
     return sum(max(len(g & text & head) + 0.5 * len(g & (text | head) - (text & head)) for text, head in held)
                for g in names) / sum(len(g) for g in names)

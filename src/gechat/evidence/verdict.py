@@ -13,9 +13,11 @@ unsupported, with the closest sentence still shown and the names and numbers it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from gechat.documents.headings import SEPARATOR
+from gechat.documents.headings import nearest_heading
 from gechat.documents.tables import row_label
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
@@ -38,7 +40,8 @@ class Verdicts:
             if state.probs is not None and len(state.candidates):
                 contra = state.probs[:, CONTRADICTION].astype(np.float64)
                 if self.overlap:
-                    contra = np.where([_shares(state.claim.text, s) for s in state.candidates], contra, -1.0)
+                    shares = _sharing(state.claim.text)
+                    contra = np.where([shares(s) for s in state.candidates], contra, -1.0)
                 contra = np.where(off_topic_figures(state), -1.0, contra)
                 worst = int(np.argmax(contra))
                 # the model reads a row by its digits: "Net income ... basic | 2018: 9.09"
@@ -57,14 +60,19 @@ class Verdicts:
             state.missing = ctx.missing(state.claim, shown, headings_of([s for e in ev for s in e.sentences]))
 
 
-def _shares(claim: str, s: Sentence) -> bool:
+def _sharing(claim: str) -> Callable[[Sentence], bool]:
     """Whether a candidate speaks of what the claim does, so that its contradiction is one a
     reader can check: a word of the claim beyond words about documents and, where the claim
-    names something, one of its names (in the candidate's words or nearest heading). "The BERT model
-    architecture ... uses multiple layers" shares only "uses" with "SPECTER uses SciBERT as its
-    foundation", and "contradicted" it at 0.71."""
-    if not content_keys(claim) - META & content_keys(s.text):
-        return False
+    names something, one of its names (in the candidate's words or nearest heading). "The BERT
+    model architecture ... uses multiple layers" shares only "uses" with "SPECTER uses SciBERT
+    as its foundation", and "contradicted" it at 0.71. The claim's words are read once."""
+    keys = content_keys(claim) - META
     names = name_words(claim) - number_keys(claim)
-    # the nearest heading, not the title above it: every sentence of a paper sits under its name
-    return not names or bool(names & frozenset(words(f"{s.context.rpartition(SEPARATOR)[2]} {s.text}")))
+
+    def shares(s: Sentence) -> bool:
+        if not keys & content_keys(s.text):
+            return False
+        # the nearest heading, not the title above it: every sentence of a paper sits under its name
+        return not names or bool(names & frozenset(words(f"{nearest_heading(s.context)} {s.text}")))
+
+    return shares
