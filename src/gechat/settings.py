@@ -114,6 +114,13 @@ class Settings(BaseSettings):
     # the questions against vector's 0.368 (docs/benchmarks.md): vector stays
     retriever: str = "vector"
     top_k_chunks: int = 3
+    # vector retrieval: where a capitalised word of the question (a company, a party, a
+    # product) is in more than this share of a document's chunks, that document's chunks are
+    # also scored against the question without it, and keep the better cosine (a name in
+    # every part tells no part apart; retrieve/names.py); 1.0 turns it off. On the FinanceBench
+    # dev filings a gold page among the first 3 / 5 / 10 chunks went 0.421 / 0.474 / 0.579 ->
+    # 0.474 / 0.526 / 0.632 (docs/benchmarks.md)
+    common_name_share: float = Field(0.1, ge=0.0, le=1.0)
     # scopecoe (Chain of Evidence): candidates from this retriever, how many, and how its judge
     # decides. The judge is the grounding model (None) or another entailment backend ("llm");
     # intent and relations hold in a snippet at this P(entailment), a keyword when its words are

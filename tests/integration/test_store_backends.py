@@ -110,6 +110,10 @@ def test_word_search_finds_stems_and_headings(opener: tuple[Settings, Path]) -> 
     assert [i for i, _ in store.lexical_search("sentence", "liquidity", 5)] == sentence_ids[2:]
     assert store.lexical_search("chunk", "the of and", 5) == [] == store.lexical_search("chunk", "", 5)
     assert store.lexical_search("chunk", "revenue' | !( OR NEAR(", 5)  # no word is read as an operator
+    # each document's share of chunks holding a word, stemmed as searched
+    other = store.insert(make_doc("w2", text="Cash rose. Cash fell. Costs rose.", seed=1))
+    assert store.word_spread(["expenditure", "cash", "liquidity", "absent", "it's", '"'] ) == {
+        d.id: {"expenditure": 0.5, "cash": 0.5, "liquidity": 0.5}, other.id: {"cash": 0.5}}
     store.close()
 
 

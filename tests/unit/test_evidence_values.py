@@ -106,7 +106,8 @@ def test_a_supported_claim_is_left_alone() -> None:
 
 
 def test_a_value_stated_for_another_year_is_not_evidence() -> None:
-    from gechat.evidence.values import another_period, years
+    from gechat.evidence.dates import years
+    from gechat.evidence.values import another_period
 
     assert years("FY2018 and fiscal 2019, not $2,018 or 120189") == {"2018", "2019"}
     claim = "The FY2018 capital expenditure for 3M was approximately $1.7 billion to $1.9 billion."
@@ -224,6 +225,20 @@ def test_a_figure_in_a_column_that_counts_things_is_no_amount() -> None:
     assert [q.kind for q in stated(amounts)] == ["number", "count"]
     assert not mistyped("The ordinary shares amounted to $16 million.", amounts)
     assert mistyped("The treasury shares were worth $7 million.", amounts) == ["$7 million"]
+
+
+def test_the_same_digits_in_another_stated_unit_are_not_the_claims_amount() -> None:
+    from gechat.evidence.values import mistyped
+
+    per_share = "The Board declared a quarterly cash dividend payment of $0.55 per share."
+    assert mistyped("The company paid $0.55 billion in dividends.", per_share) == ["$0.55 billion"]
+    assert mistyped("It had 2 million users.", "It had 2 thousand users.") == ["2 million"]
+    # the same amount in another scale, or a bare table figure whose header gives the scale
+    assert not mistyped("Revenue was $1.2 billion.", "Revenue was $1,200 million.")
+    assert not mistyped("Capital spending was $1,577 million.", "Purchases of PP&E | 2018: (1,577) (Millions)")
+    assert not mistyped("The dividend was $0.55 per share.", per_share)
+    claim = ClaimInput(text="The company paid $0.55 billion in dividends.", source="answer")
+    assert not context(Scripted({per_share: (0.93, 0.02)}), coverage="facts").covers(claim, per_share)
 
 
 def test_a_claims_amount_read_in_a_count_column_does_not_pass_whatever_the_model_says() -> None:

@@ -35,8 +35,9 @@ import numpy.typing as npt
 from gechat.correct.triplets import Extract, NameList, Triplet, clause_span, entities, fast_triplets, name_lists, names
 from gechat.documents.sentences import split_spans
 from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.dates import years
 from gechat.evidence.steps import holds
-from gechat.evidence.values import agree, agreeing_keys, comparable, narrow, quantities, stated, years
+from gechat.evidence.values import agree, agreeing_keys, comparable, narrow, quantities, stated
 from gechat.graph.base import normalise
 from gechat.graph.resolve import is_alias
 from gechat.lexical import content_keys, missing_words, number_keys

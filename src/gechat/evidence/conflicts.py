@@ -15,8 +15,9 @@ line of many figures with no column headers could be another row's value and is 
 
 from __future__ import annotations
 
+from gechat.evidence.dates import years
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, row_unit, stated, years
+from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, row_unit, stated
 from gechat.lexical import META, content_keys, fact_keys, number_keys
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing

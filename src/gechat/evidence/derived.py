@@ -28,8 +28,9 @@ from typing import Literal
 import numpy as np
 
 from gechat.documents.tables import row_label
+from gechat.evidence.dates import years
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, years
+from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells
 from gechat.lexical import META, content_keys
 
 Op = Literal["ratio", "change", "sum", "difference"]

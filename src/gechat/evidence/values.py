@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from gechat.documents.tables import MARKER, SEPARATOR, row_label
+from gechat.evidence.dates import year_after, year_before, years
 from gechat.lexical import LOCATOR, number_keys
 
 Kind = Literal["money", "percent", "number", "count", "year"]
@@ -207,11 +208,19 @@ def _counts(head: str) -> bool:
 
 def mistyped(claim: str, evidence: str) -> list[str]:
     """The claim's amounts and percentages that ``evidence`` writes with the same digits only
-    as counts of things: "$7,138,475" of revenue is not "Total Number of Shares Purchased:
-    7,138,475", though the digits match and the entailment model reads them as the same."""
+    as counts of things ("$7,138,475" of revenue is not "Total Number of Shares Purchased:
+    7,138,475", though the entailment model reads them as the same), or only in another
+    stated unit ("$0.55 billion" is not "a dividend of $0.55 per share")."""
     found = stated(evidence)
-    return [q.text for q in quantities(claim) if q.kind in ("money", "percent")
-            and (same := [s for s in found if s.key == q.key]) and all(s.kind == "count" for s in same)]
+    return [q.text for q in quantities(claim) if _only_otherwise(q, [s for s in found if s.key == q.key])]
+
+
+def _only_otherwise(q: Quantity, same: list[Quantity]) -> bool:
+    if not same:
+        return False
+    if q.kind in ("money", "percent") and all(s.kind == "count" for s in same):
+        return True
+    return q.scale > 1 and all(s.scaled and s.scale != q.scale and not agree(q, s) for s in same)
 
 
 def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
@@ -238,16 +247,6 @@ def in_its_terms(claim: str, premise: str) -> str:
             parts += [claim[pos:start], same.text]
             pos = start + len(q.text)
     return "".join(parts) + claim[pos:] if parts else claim
-
-
-# a year as a period's name, glued to a prefix or not ("2018", "FY2018", "fiscal 2018"); linear:
-# one fixed-width match tried once per position
-_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
-
-
-def years(text: str) -> frozenset[str]:
-    """The years ``text`` names, as periods: "FY2018" names 2018."""
-    return frozenset(_YEAR.findall(text))
 
 
 _UNIT_SCALE = re.compile(r"(?i)\b(thousand|million|billion)s?\b")
@@ -343,7 +342,6 @@ def another_period(claim: str, evidence: str, *, answer: str | None = None, give
 # another thing ("goal set in fiscal 2018 to reach $600 million by fiscal 2021").
 _BESIDE = re.compile(r"[ \t(:]*+(?:(?:[a-z]++|[Ff]iscal)[ \t(:]++){0,2}+")
 _LIST_GAP = re.compile(r"[ \t]*+,?+[ \t]*+(?:(?:and|or)[ \t]++)?+")  # between two items of a list
-_YEAR_AT = re.compile(rf"(?:FY|fy)?+({_YEAR.pattern})")  # a year, glued to "FY" or not
 
 
 def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
@@ -361,40 +359,12 @@ def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
         listed = (k + 1 < len(spans) and _LIST_GAP.fullmatch(text, end, after_end)) or \
             (k and _LIST_GAP.fullmatch(text, before_start, start))
         m = _BESIDE.match(text, end, after_end)
-        after = _year_after(text, m.end()) if m else None
-        before = _year_before(text, before_start + len(text[before_start:start].rstrip(" \t(:)")))
+        after = year_after(text, m.end()) if m else None
+        before = year_before(text, before_start + len(text[before_start:start].rstrip(" \t(:)")))
         year = None if listed or (after and before) else (after or before)
         out.append((q, frozenset([year] if year else [])))
     return out
 
 
-def _year_after(text: str, pos: int) -> str | None:
-    """The year that starts at ``pos`` ("FY2021", "2021"), unless a list of years goes on."""
-    m = _YEAR_AT.match(text, pos)
-    if not m:
-        return None
-    rest = text[m.end(): m.end() + 24].lstrip(" \t")
-    rest = rest[1:].lstrip(" \t") if rest.startswith(",") else rest
-    rest = rest[4:].lstrip(" \t") if rest.startswith("and ") else rest
-    rest = rest[7:] if rest.lower().startswith("fiscal ") else rest
-    return None if _YEAR_AT.match(rest) else m.group(1)
-
-
-def _year_before(text: str, pos: int) -> str | None:
-    """The year that ends at ``pos``, unless it ends a list of years ("2016 and 2017")."""
-    head = text[max(0, pos - 24):pos]
-    if not _ends_in_year(head):
-        return None
-    rest = head[:-4].rstrip(" \t")
-    rest = rest[:-6].rstrip(" \t") if rest.lower().endswith("fiscal") else rest
-    rest = rest[:-3].rstrip(" \t") if rest.endswith("and") else rest
-    rest = rest[:-1].rstrip(" \t") if rest.endswith(",") else rest
-    return None if _ends_in_year(rest) else head[-4:]
-
-
-def _ends_in_year(text: str) -> bool:
-    return len(text) >= 4 and _YEAR.match(text, len(text) - 4) is not None
-
-
 __all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "dated", "narrow",
-           "quantities", "row_cells", "row_unit", "stated", "years"]
+           "quantities", "row_cells", "row_unit", "stated"]

@@ -18,7 +18,7 @@ RETRIEVERS: Registry[Retriever] = Registry("retriever")
 def _vector(settings: Settings, **deps: Any) -> Retriever:
     from gechat.retrieve.vector import VectorRetriever
 
-    return VectorRetriever(deps["store"], deps["embedder"])
+    return VectorRetriever(deps["store"], deps["embedder"], settings.common_name_share)
 
 
 @RETRIEVERS.register("bm25")
@@ -62,7 +62,7 @@ def _hybrid(settings: Settings, **deps: Any) -> Retriever:
     from gechat.retrieve.graph import HybridRetriever
     from gechat.retrieve.vector import VectorRetriever
 
-    return HybridRetriever(deps["store"], VectorRetriever(deps["store"], deps["embedder"]),
+    return HybridRetriever(deps["store"], VectorRetriever(deps["store"], deps["embedder"], settings.common_name_share),
                            _graph_retriever(settings, deps))
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gechat.models.embed_base import Embedder
+from gechat.retrieve.names import search_chunks
 from gechat.store.base import Store
 from gechat.types import ChunkHit
 
@@ -13,12 +14,11 @@ from gechat.types import ChunkHit
 class VectorRetriever:
     name = "vector"
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
-        self.store, self.embedder = store, embedder
+    def __init__(self, store: Store, embedder: Embedder, name_share: float = 1.0) -> None:
+        self.store, self.embedder, self.name_share = store, embedder, name_share
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:
-        q = self.embedder.embed([question])[0]
-        return hits_for(self.store, self.store.search("chunk", q, k))
+        return hits_for(self.store, search_chunks(self.store, self.embedder, question, k, self.name_share))
 
     def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
         return self.store.search("sentence", self.embedder.embed([question])[0], k)

@@ -81,6 +81,23 @@ class LexicalIndex:
                                     "ORDER BY s LIMIT ?", (query, k)).fetchall()
         return [(int(i), -float(s)) for i, s in rows]
 
+    def spread(self, words: list[str]) -> dict[int, dict[str, float]]:
+        """For each document, the share of its chunks (with their headings) holding each word."""
+        out: dict[int, dict[str, float]] = {}
+        with self._lock:
+            totals = dict(self._db.execute("SELECT doc_id, count(*) FROM chunks GROUP BY doc_id").fetchall())
+            for w in words:
+                for doc, n in self._db.execute(
+                        "SELECT c.doc_id, count(*) FROM chunk_terms JOIN chunks c ON c.id = chunk_terms.rowid "
+                        "WHERE chunk_terms MATCH ? GROUP BY c.doc_id", (spread_query(w),)).fetchall():
+                    out.setdefault(int(doc), {})[w] = int(n) / int(totals[doc])
+        return out
+
+
+def spread_query(word: str) -> str:
+    """An FTS5 query for one word, quoted so that it is never read as an operator."""
+    return '"' + word.replace('"', "") + '"'
+
 
 def _texts(db: sqlite3.Connection, kind: str) -> list[tuple[int, str]]:
     """What is indexed for each row: its section path, then its text."""

@@ -147,6 +147,20 @@ class PostgresStore(SqlStore):
             rows = db.execute(sql, (text, text, k)).fetchall()
         return [(int(i), float(s)) for i, s in rows]
 
+    def word_spread(self, words: Sequence[str]) -> dict[int, dict[str, float]]:
+        """For each document, the share of its chunks (stemmed words, as searched) holding each word."""
+        out: dict[int, dict[str, float]] = {}
+        with self._lock:
+            totals = dict(self._conn.execute("SELECT doc_id, count(*) FROM chunks GROUP BY doc_id").fetchall())
+            for w in words:
+                term = "'" + w.replace("'", "").replace("\\", "") + "'"
+                if term == "''":
+                    continue
+                for doc, n in self._conn.execute("SELECT doc_id, count(*) FROM chunks WHERE terms @@ "
+                                                 "to_tsquery('english', ?) GROUP BY doc_id", (term,)).fetchall():
+                    out.setdefault(int(doc), {})[w] = int(n) / int(totals[doc])
+        return out
+
     def lexical_search(self, kind: str, text: str, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks or sentences sharing most of ``text``'s words (stemmed), best first."""
         words = query_words(text)

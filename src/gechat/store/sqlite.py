@@ -135,6 +135,9 @@ class SQLiteStore(SqlStore):
         """The ``k`` chunks or sentences whose words best match ``text`` (BM25), best first."""
         return self.lexical.search(kind, text, k)
 
+    def word_spread(self, words: Sequence[str]) -> dict[int, dict[str, float]]:
+        return self.lexical.spread([w for w in words if w.strip()])
+
     def index_is_exact(self, kind: str) -> bool:
         return self._index(kind).exact
 
