@@ -255,6 +255,24 @@ def test_pdf_two_columns_read_column_by_column(tmp_path: Path) -> None:
     assert len(sents) == 24 and all(s.endswith("reads on.") for s in sents)
 
 
+def test_pdf_figure_text_inside_a_column_is_no_column_of_its_own(tmp_path: Path) -> None:
+    """A paper's page: a figure's text, one block narrower than the column it sits in and
+    wordier than any of its paragraphs, must not hide the two columns (their lines were read
+    across the page, one from each)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    figure = " ".join(f"figure word {i}" for i in range(70))
+    page.insert_textbox(pymupdf.Rect(345, 60, 515, 400), figure, fontsize=8)
+    for k in range(3):
+        y = 420 + 130 * k
+        for name, x0 in (("Left", 50), ("Right", 315)):
+            text = " ".join(f"{name} part {k} sentence {i} reads on." for i in range(5))
+            page.insert_textbox(pymupdf.Rect(x0, y, x0 + 230, y + 120), text, fontsize=10)
+    text = load_document(save_pdf(doc, tmp_path / "figure.pdf")).text
+    assert text.index("Left part 2 sentence 4") < text.index("Right part 0 sentence 0")
+    assert "Left part 0 sentence 0 reads on. Left part 0 sentence 1 reads on." in text
+
+
 def test_pdf_three_columns_under_a_block_across_two_of_them(tmp_path: Path) -> None:
     """A Federal Register page: a table row at the top runs across two of three columns; it
     must not merge them into one, or every line of the page is read across all three."""

@@ -35,6 +35,10 @@ def test_candidates_are_the_sentences_but_headings() -> None:
     from gechat.evidence.base import says_nothing
     assert says_nothing("$6,205.") and says_nothing("$0 ..........") and says_nothing("47698")
     assert not says_nothing("It cost $85.") and not says_nothing("Revenue | 2018: 1,577")
+    # a question asks: "RQ2: Can we reduce annotator workload ...?" is no evidence that we can
+    assert says_nothing("3.2 RQ2: Can we reduce annotator workload by partially annotating a long summary?")
+    assert says_nothing("He asked: \u201cIs it true?\u201d") and not says_nothing("Is it? It is, he said.")
+
 
 def test_candidates_keep_the_nearest_when_there_are_too_many() -> None:
     ctx = context(Scripted({}))

@@ -227,6 +227,13 @@ def test_a_figure_in_a_column_that_counts_things_is_no_amount() -> None:
     assert mistyped("The treasury shares were worth $7 million.", amounts) == ["$7 million"]
 
 
+def test_a_number_that_names_a_table_or_a_page_is_no_value_a_sentence_states() -> None:
+    from gechat.evidence.values import stated
+
+    assert stated("Table 1: List of long-form summarization datasets considered in our survey.") == ()
+    assert [q.text for q in stated("As Figure 2 shows, 101 papers were read (page 3).")] == ["101"]
+
+
 def test_the_same_digits_in_another_stated_unit_are_not_the_claims_amount() -> None:
     from gechat.evidence.values import mistyped
 

@@ -272,18 +272,29 @@ def _columns(blocks: list[list[Line]], width: float) -> list[tuple[float, float]
         prose = len(blk) >= 2 and len(words) >= 8 and alpha >= 0.6 * len(words)
         if prose and x1 - x0 <= 0.5 * width:
             spans.append((x0, x1, len(words)))
-    clusters: list[list[float]] = []  # [x0, x1, words]
+    clusters: list[list[float]] = []  # [x0, x1, words, blocks]
     # Big paragraphs first, so they define the columns; a block joins a column only when
     # it lies mostly (4/5) inside it, so one centred block, or a table row across two of
     # three columns, cannot chain two columns into one.
     for x0, x1, n in sorted(spans, key=lambda s: -s[2]):
         best = max(clusters, default=None, key=lambda c: min(c[1], x1) - max(c[0], x0))
         if best is not None and min(best[1], x1) - max(best[0], x0) > 0.8 * (x1 - x0):
-            best[0], best[1], best[2] = min(best[0], x0), max(best[1], x1), best[2] + n
+            best[0], best[1], best[2], best[3] = min(best[0], x0), max(best[1], x1), best[2] + n, best[3] + 1
         else:
-            clusters.append([x0, x1, n])
+            clusters.append([x0, x1, n, 1])
+    # A lone block whose span lies mostly inside a column of several blocks (or the column
+    # inside its span) is part of that column: the text of a figure set in one column ("Asa
+    # Graybar is a biological engineer ...") is no column of its own, however many words it has.
+    kept: list[list[float]] = []
+    for c in sorted(clusters, key=lambda c: (-c[3], -c[2])):
+        home = next((k for k in kept if c[3] == 1 < k[3] and
+                     min(k[1], c[1]) - max(k[0], c[0]) > 0.8 * min(k[1] - k[0], c[1] - c[0])), None)
+        if home is None:
+            kept.append(c)
+        else:
+            home[2] += c[2]
     # A column must carry real text, or narrow captions would split a one-column page.
-    cols = sorted((c[0], c[1]) for c in clusters if c[2] >= max(30, 0.15 * total))
+    cols = sorted((c[0], c[1]) for c in kept if c[2] >= max(30, 0.15 * total))
     if len(cols) < 2 or any(b[0] < a[1] - 2 for a, b in pairwise(cols)):
         return []
     return cols

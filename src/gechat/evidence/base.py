@@ -40,14 +40,17 @@ def is_heading(text: str) -> bool:
 
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_CLOSING = " \t\n\"')\u201d\u2019"  # what may close a sentence after its mark
 
 
 def says_nothing(text: str) -> bool:
-    """A heading, or a line without a word: a page number, or a figure cut from a table the
-    loader did not find ("$0 ......", "$6,205."). Which quantity such a figure is, only its
-    place on the page said; beside any sentence that names a cost it would "support" that
-    cost's claim, and a reader could not check it. Never an evidence candidate."""
-    return is_heading(text) or not _WORD.search(text)
+    """A heading, a question, or a line without a word: a page number, or a figure cut from a
+    table the loader did not find ("$0 ......", "$6,205."). Which quantity such a figure is,
+    only its place on the page said; beside any sentence that names a cost it would "support"
+    that cost's claim, and a reader could not check it. A question asks and states nothing: a
+    paper's "RQ2: Can we reduce annotator workload by partially annotating a long summary?"
+    gave "partial annotation reduces workload" its words. Never an evidence candidate."""
+    return is_heading(text) or not _WORD.search(text) or text.rstrip(_CLOSING).endswith("?")
 
 
 _ANSWER_TO = ('The answer to the question "', '" is: ')

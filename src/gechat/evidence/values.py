@@ -196,8 +196,8 @@ def stated(text: str) -> tuple[Quantity, ...]:
     """The values ``text`` states; a table row's in the unit its table gives them, a bare
     figure in a column that counts things as a count."""
     cells = row_cells(text)
-    if not cells:
-        return quantities(text)
+    if not cells:  # "Table 1" names a table; "1" is no value it states
+        return quantities(LOCATOR.sub(" ", text))
     return tuple(replace(q, kind="count") if q.kind == "number" and _counts(c.head) else q
                  for c in cells for q in quantities(c.value))
 
