@@ -45,6 +45,7 @@ from gechat.models import EMBEDDERS, ENTAILERS
 from gechat.models.entail.base import ENTAILMENT
 from gechat.models.entail.onnx import PACKAGED_NLI_DIR, ONNXEntailment
 from gechat.settings import Settings
+from nli_report import markdown
 
 Probs = npt.NDArray[np.float32]
 PairScorer = Callable[[Sequence[tuple[str, str]]], Probs]
@@ -223,6 +224,9 @@ def main() -> None:
     ap.add_argument("--evidence-step-from", type=Path, default=None,
                     help="re-run only the evidence step (after a change to it) and copy every other figure "
                          "from this earlier nli.json: the model and the pairs are the same")
+    ap.add_argument("--evidence-step-sets", default="halueval_qa,expertqa",
+                    help=f"with --evidence-step-from: the claim sets to ground ({', '.join(EVIDENCE_STEP_SETS)}; "
+                         "the _test ones are HaluEval-QA rows 4000 on and ExpertQA questions 76 on)")
     ap.add_argument("--verifier", type=Path, default=None,
                     help="also score the verifier in DIR (gechat models path gechat-nli-mpnet) alone and as the "
                          "cascade's second stage (benchmarks/nli_verifier.py)")
@@ -231,7 +235,7 @@ def main() -> None:
                     help="with --verifier: run only its rows and copy every other figure from results/nli.json")
     args = ap.parse_args()
     if args.evidence_step_from is not None:
-        rerun_evidence_step(args.evidence_step_from)
+        rerun_evidence_step(args.evidence_step_from, args.evidence_step_sets.split(","))
         return
     if args.verifier_only:
         if args.verifier is None:
@@ -313,14 +317,26 @@ def earlier_run(path: Path, rerun: Callable[[str], bool]) -> tuple[dict, dict, d
     return {k: v for k, v in old.items() if not rerun(k)}, meta, earlier
 
 
-def rerun_evidence_step(old_path: Path) -> None:
-    flat, meta, earlier = earlier_run(old_path, lambda k: "_evidence_step_" in k)
+EVIDENCE_STEP_SETS = {"halueval_qa": halueval_pairs, "expertqa": expertqa_pairs,
+                      # the halves the issues report on: rows 4000 on, questions 76 on
+                      "halueval_qa_test": lambda: halueval_pairs()[8000:],
+                      "expertqa_test": lambda: expertqa_pairs(questions=slice(75, None))}
+
+
+def rerun_evidence_step(old_path: Path, sets: Sequence[str] = ("halueval_qa", "expertqa")) -> None:
+    flat, meta, earlier = earlier_run(old_path, lambda k: k.startswith(tuple(f"{n}_evidence_step_" for n in sets)))
     model = ONNXEntailment(PACKAGED_NLI_DIR).load()
-    pairs = {"halueval_qa": halueval_pairs(), "expertqa": expertqa_pairs()}
+    pairs = {name: EVIDENCE_STEP_SETS[name]() for name in sets}
     flat.update(evidence_step(default_selector(model), pairs))
     meta["evidence_step"] = ("re-run here; every other figure copied from the run of "
                              f"{earlier['date']} ({earlier['command']}, {earlier['machine']})")
-    write("nli", flat, markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"]), meta)
+    body = markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"])
+    if any(k.startswith("verifier_") for k in flat):  # the verifier's section, as the run that measured it wrote it
+        from nli_verifier import markdown as verifier_markdown
+
+        rows = re.search(r"--verifier-rows (\d+)", str(meta.get("verifier_rows", "")) + earlier["command"])
+        body += verifier_markdown(flat, int(rows.group(1)) if rows else 500)
+    write("nli", flat, body, meta)
     print(json.dumps({k: v for k, v in flat.items() if "_evidence_step_" in k}, indent=1))
 
 
@@ -339,58 +355,6 @@ def rerun_verifier(verifier_dir: Path, rows: int) -> None:
     body = markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"])
     write("nli", flat, body + verifier_markdown(flat, rows), meta)
     print(json.dumps({k: v for k, v in flat.items() if k.startswith(("verifier_", "cascade_", "fast_"))}, indent=1))
-
-
-def markdown(flat: dict[str, float], counts: dict[str, int], subset: int, threshold: float) -> str:
-    def g(key: str) -> str:
-        return f"{flat[key]:.3f}" if key in flat else "-"
-
-    rows = [("MNLI dev-mismatched (gold), 3-way acc", "mnli_mismatched_accuracy"),
-            ("ANLI r1-r3 test, 3-way acc", "anli_test_accuracy"),
-            ("ANLI r1 / r2 / r3", None),
-            ("SciTail test, entail vs not, acc", "scitail_test_accuracy"),
-            ("SICK test, 3-way acc", "sick_test_accuracy"),
-            ("HaluEval-QA, balanced acc", "halueval_qa_balanced_accuracy"),
-            ("HaluEval-QA, AUROC", "halueval_qa_auroc"),
-            ("HaluEval-QA, verdict rule (+ names and numbers in the premise), balanced acc",
-             "halueval_qa_verdict_balanced_accuracy"),
-            ("ExpertQA claims, balanced acc", "expertqa_balanced_accuracy"),
-            ("ExpertQA claims, AUROC", "expertqa_auroc"),
-            ("ExpertQA claims, verdict rule, balanced acc", "expertqa_verdict_balanced_accuracy"),
-            ("HaluEval-QA, the evidence step's verdict (default Settings), balanced acc",
-             "halueval_qa_evidence_step_balanced_accuracy"),
-            ("ExpertQA claims, the evidence step's verdict, balanced acc", "expertqa_evidence_step_balanced_accuracy")]
-    body = "## Cross-encoder, every pair\n\n| set | pairs | int8 (shipped) | fp32 |\n|---|---|---|---|\n"
-    for label, key in rows:
-        if key is None:
-            body += f"| {label} | | {g('anli_r1_test_accuracy')} / {g('anli_r2_test_accuracy')} / " \
-                    f"{g('anli_r3_test_accuracy')} | |\n"
-            continue
-        n = next((c for k, c in counts.items() if key.startswith(k + "_")), "")
-        body += f"| {label} | {n} | {g(key)} | {g('fp32_' + key)} |\n"
-    body += (f"\nBinary decisions: P(entailment) >= {threshold} (the calibrated \"supported\" threshold). "
-             "The verdict rule is the evidence step's (`evidence_coverage = \"facts\"`): that, and every name and "
-             "number of the claim that its question lacks found in the premise. "
-             f"Throughput: {flat['pairs_per_second']} pairs/s batched on MNLI pairs; model files "
-             f"{flat['model_megabytes']} MB.\n")
-    if "halueval_qa_evidence_step_balanced_accuracy" in flat:
-        body += ("\nThe evidence step's rows are what a user sees: each claim grounded by the nli-objective selector "
-                 "with the default Settings, its premise cut into sentences as a loader cuts a document "
-                 "(the default evidence steps: sentence sets, names and numbers, values), *supported* against "
-                 "the gold label; seconds per claim "
-                 f"{flat.get('halueval_qa_evidence_step_seconds_per_claim', '-')} (HaluEval-QA), "
-                 f"{flat.get('expertqa_evidence_step_seconds_per_claim', '-')} (ExpertQA).\n")
-    body += (f"\n## Same pairs, LLM scorer vs cross-encoder (first {subset} rows of each set; ANLI: "
-             f"{subset // 3} per round)\n\n| metric | cross-encoder | LLM 1.5B | LLM 0.5B |\n|---|---|---|---|\n")
-    for label, key in [("MNLI-mm 3-way acc", "mnli_mismatched_accuracy"), ("ANLI 3-way acc", "anli_test_accuracy"),
-                       ("HaluEval-QA balanced acc", "halueval_qa_balanced_accuracy"),
-                       ("HaluEval-QA AUROC", "halueval_qa_auroc"),
-                       ("ExpertQA balanced acc", "expertqa_balanced_accuracy"), ("ExpertQA AUROC", "expertqa_auroc")]:
-        body += f"| {label} | {g('subset_' + key)} | {g('llm_1_5b_' + key)} | {g('llm_0_5b_' + key)} |\n"
-    body += ("\nThe LLM scorer reads P(yes/no/unknown) for \"does the passage support the claim?\"; "
-             "binary decisions at 0.5, long ExpertQA passages given whole (up to 384 tokens). The cross-encoder "
-             "scores long passages as their best 3-sentence window.\n")
-    return body
 
 
 if __name__ == "__main__":

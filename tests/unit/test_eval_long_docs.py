@@ -92,3 +92,21 @@ def test_figures_report_the_test_half_and_each_split() -> None:
     assert flat["fin_e2e_wrong_supported_rate"] == 0.5 and flat["fin_e2e_supported_rate"] == round(2 / 3, 4)
     assert flat["fin_e2e_page_hit"] == round(1 / 3, 4) and flat["fin_e2e_questions_dev"] == 1
     assert "fin_e2e_wrong_supported_rate_dev" not in flat  # no wrong answer there
+
+
+def test_a_run_that_adds_no_document_keeps_the_last_measured_ingest_rate(tmp_path: Path) -> None:
+    from gechat.eval.long_docs import _earlier_ingest, markdown
+
+    path = tmp_path / "long_documents.json"
+    assert _earlier_ingest(path) is None  # no earlier run
+    path.write_text('{"ingest_pages_per_second": 2.476, "meta": {"date": "2026-11-30T08:48:53+00:00"}}')
+    assert _earlier_ingest(path) == (2.476, "2026-11-30T08:48:53+00:00")
+    # kept once more: the date stays that of the run that added the documents
+    path.write_text('{"ingest_pages_per_second": 2.476, "meta": {"date": "2026-12-01T00:00:00+00:00", '
+                    '"ingest measured": "2026-11-30T08:48:53+00:00"}}')
+    assert _earlier_ingest(path) == (2.476, "2026-11-30T08:48:53+00:00")
+    path.write_text("not json")
+    assert _earlier_ingest(path) is None
+    text = markdown({"ingest_pages_per_second": 2.476}, "fin", [], "long_documents", "2026-11-30T08:48:53+00:00")
+    assert "Documents added in the run of 2026-11-30T08:48:53+00:00" in text and "2.48 pages per second" in text
+    assert "Documents added in this run: 2.48" in markdown({"ingest_pages_per_second": 2.476}, "fin", [], "x")

@@ -207,6 +207,7 @@ def run(bench: Bench, items: Sequence[DocQuestion], *, prefix: str, results: Pat
     rows: list[Row] = []
     added: dict[str, tuple[int, float]] = {}
     path = results / f"{name}.md"
+    earlier = _earlier_ingest(results / f"{name}.json")
     for i, item in enumerate(items):
         tick(f"{name} {i + 1}/{len(items)} ({item.document.name})")
         row, add_seconds = ask_row(bench, item)
@@ -214,14 +215,31 @@ def run(bench: Bench, items: Sequence[DocQuestion], *, prefix: str, results: Pat
         if add_seconds is not None:
             added[item.document.name] = (_pages(item.document), add_seconds)
         flat = figures(rows, prefix)
+        done: dict[str, object] = {**meta, "questions done": f"{i + 1}/{len(items)}"}
         if added:
             flat["ingest_pages_per_second"] = round(sum(p for p, _ in added.values())
                                                     / max(1e-9, sum(s for _, s in added.values())), 3)
+        kept = None
+        if not added and earlier is not None:  # every document was there already: the last measured figure stands
+            flat["ingest_pages_per_second"], kept = earlier
+            done["ingest measured"] = kept
         results.mkdir(parents=True, exist_ok=True)
         (results / f"{name}_questions.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in rows))
-        done = {**meta, "questions done": f"{i + 1}/{len(items)}"}
-        path = write(name, flat, markdown(flat, prefix, rows, name), done, results=results)
+        path = write(name, flat, markdown(flat, prefix, rows, name, kept), done, results=results)
     return figures(rows, prefix), path
+
+
+def _earlier_ingest(path: Path) -> tuple[float, str] | None:
+    """Pages per second of the earlier results at ``path``, with the date of the run that
+    added the documents."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(old, dict) or "ingest_pages_per_second" not in old:
+        return None
+    meta = old.get("meta") or {}
+    return float(old["ingest_pages_per_second"]), str(meta.get("ingest measured", meta.get("date", "?")))
 
 
 def _pages(path: Path) -> int:
@@ -236,7 +254,7 @@ def _pages(path: Path) -> int:
         doc.close()  # type: ignore[no-untyped-call]
 
 
-def markdown(flat: dict[str, float], prefix: str, rows: Sequence[Row], name: str) -> str:
+def markdown(flat: dict[str, float], prefix: str, rows: Sequence[Row], name: str, kept: str | None = None) -> str:
     def g(key: str) -> str:
         v = flat.get(f"{prefix}_{key}")
         return "-" if v is None else f"{v:.3f}"
@@ -250,7 +268,8 @@ def markdown(flat: dict[str, float], prefix: str, rows: Sequence[Row], name: str
                      f"{g('page_hit' + s)} | {g('supported_rate' + s)} | {g('wrong_supported_rate' + s)} | "
                      f"{g('seconds_median' + s)} | {g('llm_tokens_median' + s)[:-4]} |")
     if "ingest_pages_per_second" in flat:
-        lines += ["", f"Documents added in this run: {flat['ingest_pages_per_second']:.2f} pages per second."]
+        when = f"in the run of {kept} (every document was added already in this one)" if kept else "in this run"
+        lines += ["", f"Documents added {when}: {flat['ingest_pages_per_second']:.2f} pages per second."]
     lines += ["", "Right: every figure of the gold answer in the answer within 1% (units and scale read), "
               "else the gold answer's yes / no or its text. Evidence on a gold page: a supported claim of the "
               "answer cites one. Supported: every claim of the answer is. Per-question rows: "
