@@ -40,6 +40,18 @@ def test_candidates_are_the_sentences_but_headings() -> None:
     assert says_nothing("He asked: \u201cIs it true?\u201d") and not says_nothing("Is it? It is, he said.")
 
 
+def test_a_question_is_a_candidate_only_for_a_claim_that_reports_one() -> None:
+    text = "Counsel spoke. Did you sign the lease? I did."
+    sents = [Sentence(id=i + 1, doc_id=1, chunk_id=1, ord=i, page=1, start=a, end=b, text=text[a:b])
+             for i, (a, b) in enumerate([(0, 14), (15, 38), (39, 45)])]
+    ctx = context(Scripted({}))
+    ctx.pool = ctx.pool.model_copy(update={"sentences": sents})
+    told, asked = states("The witness signed the lease.", "Counsel asked whether the witness signed the lease.")
+    Candidates(60).run([told, asked], ctx)
+    assert [s.text for s in told.candidates] == ["Counsel spoke.", "I did."]
+    assert [s.text for s in asked.candidates] == ["Counsel spoke.", "Did you sign the lease?", "I did."]
+
+
 def test_candidates_keep_the_nearest_when_there_are_too_many() -> None:
     ctx = context(Scripted({}))
     ctx.embedder = HashingEmbedder()

@@ -49,8 +49,23 @@ def says_nothing(text: str) -> bool:
     only its place on the page said; beside any sentence that names a cost it would "support"
     that cost's claim, and a reader could not check it. A question asks and states nothing: a
     paper's "RQ2: Can we reduce annotator workload by partially annotating a long summary?"
-    gave "partial annotation reduces workload" its words. Never an evidence candidate."""
-    return is_heading(text) or not _WORD.search(text) or text.rstrip(_CLOSING).endswith("?")
+    gave "partial annotation reduces workload" its words. Never an evidence candidate, but a
+    question for a claim that reports one (``reports_asking``)."""
+    return is_heading(text) or not _WORD.search(text) or asks(text)
+
+
+def asks(text: str) -> bool:
+    """A question: words, and a question mark at the end."""
+    return _WORD.search(text) is not None and text.rstrip(_CLOSING).endswith("?")
+
+
+# a claim about what was asked ("counsel asked whether the contract was signed") rests on the
+# question itself: a transcript's, a deposition's, an interview's
+_REPORTS_ASKING = re.compile(r"(?i)\b(?:ask(?:s|ed|ing)?|questioned|wonder(?:s|ed)?|whether|[ei]nquir\w*)\b")
+
+
+def reports_asking(claim: str) -> bool:
+    return _REPORTS_ASKING.search(claim) is not None
 
 
 _ANSWER_TO = ('The answer to the question "', '" is: ')
