@@ -35,7 +35,12 @@ def query_words(text: str) -> list[str]:
 def query_terms(text: str) -> str | None:
     """An FTS5 query matching any of the question's words, each quoted so that no word is read
     as an operator; None when no word is left."""
-    return " OR ".join(f'"{w}"' for w in query_words(text)) or None
+    return " OR ".join(fts_word(w) for w in query_words(text)) or None
+
+
+def fts_word(word: str) -> str:
+    """One word as an FTS5 query term, quoted so that it is never read as an operator."""
+    return '"' + word.replace('"', "") + '"'
 
 
 class LexicalIndex:
@@ -89,14 +94,9 @@ class LexicalIndex:
             for w in words:
                 for doc, n in self._db.execute(
                         "SELECT c.doc_id, count(*) FROM chunk_terms JOIN chunks c ON c.id = chunk_terms.rowid "
-                        "WHERE chunk_terms MATCH ? GROUP BY c.doc_id", (spread_query(w),)).fetchall():
+                        "WHERE chunk_terms MATCH ? GROUP BY c.doc_id", (fts_word(w),)).fetchall():
                     out.setdefault(int(doc), {})[w] = int(n) / int(totals[doc])
         return out
-
-
-def spread_query(word: str) -> str:
-    """An FTS5 query for one word, quoted so that it is never read as an operator."""
-    return '"' + word.replace('"', "") + '"'
 
 
 def _texts(db: sqlite3.Connection, kind: str) -> list[tuple[int, str]]:

@@ -153,7 +153,7 @@ class PostgresStore(SqlStore):
         with self._lock:
             totals = dict(self._conn.execute("SELECT doc_id, count(*) FROM chunks GROUP BY doc_id").fetchall())
             for w in words:
-                term = "'" + w.replace("'", "").replace("\\", "") + "'"
+                term = _ts_word(w)
                 if term == "''":
                     continue
                 for doc, n in self._conn.execute("SELECT doc_id, count(*) FROM chunks WHERE terms @@ "
@@ -166,10 +166,15 @@ class PostgresStore(SqlStore):
         words = query_words(text)
         if not words or k <= 0:
             return []
-        query = " | ".join("'" + w.replace("'", "") + "'" for w in words)
+        query = " | ".join(_ts_word(w) for w in words)
         table = _TABLES[_kind(kind)]
         with self._lock:
             rows: list[Any] = self._conn.execute(
                 f"SELECT id, ts_rank_cd(terms, q) AS s FROM {table}, to_tsquery('english', ?) AS q "
                 "WHERE terms @@ q ORDER BY s DESC, id LIMIT ?", (query, k)).fetchall()
         return [(int(i), float(s)) for i, s in rows]
+
+
+def _ts_word(word: str) -> str:
+    """One word as a tsquery term, quoted so that it is never read as an operator."""
+    return "'" + word.replace("'", "").replace("\\", "") + "'"
