@@ -121,6 +121,25 @@ def test_a_value_stated_for_another_year_is_not_evidence() -> None:
 
 
 
+def test_a_sentence_dated_to_other_years_is_no_evidence_for_the_claims_years() -> None:
+    from gechat.evidence.dates import unnamed_years
+    from gechat.evidence.steps import holds
+
+    q = "What are major acquisitions that Best Buy has done in FY2023, FY2022 and FY2021?"
+    claim = ClaimInput(text="Best Buy acquired Current Health in FY2023, FY2022, and FY2021, respectively.",
+                       source="answer", given=q)
+    dated = "In fiscal 2022, we acquired all of the outstanding shares of Current Health Ltd."
+    assert unnamed_years(claim.text, dated) == {"2021", "2023"}
+    assert not holds(claim, dated)  # the years came from the question, and still need their evidence
+    assert "2021" in context(Scripted({}), coverage="facts").missing(claim, dated)
+    # an undated sentence may speak of any period; a year in a heading above it counts
+    assert holds(claim, "We acquired all of the outstanding shares of Current Health Ltd.")
+    assert holds(claim, dated, context="Fiscal 2023, 2022 and 2021")
+    # a claim that quotes its question needs only the years of what it adds
+    quoting = ClaimInput(text=f"The answer to {q} is: Current Health", source="answer", given=f"The answer to {q} is:")
+    assert holds(quoting, dated)
+
+
 def test_in_a_sentence_of_several_years_a_value_belongs_to_the_year_beside_it() -> None:
     from gechat.evidence.values import another_period, dated
 

@@ -15,6 +15,16 @@ def years(text: str) -> frozenset[str]:
     return frozenset(_YEAR.findall(text))
 
 
+def unnamed_years(claim: str, text: str) -> frozenset[str]:
+    """The years of ``claim`` (what a claim says beyond a question it quotes) that ``text``
+    does not name, where ``text`` names years of its own: a sentence dated to other years is
+    no evidence for what the claim says of these, even where the years came from the question
+    ("acquired in FY2023, FY2022 and FY2021" against "In fiscal 2022, we acquired ...").
+    Empty when ``text`` names no year: an undated sentence may speak of any period."""
+    named = years(text)
+    return years(claim) - named if named else frozenset()
+
+
 def year_after(text: str, pos: int) -> str | None:
     """The year that starts at ``pos`` ("FY2021", "2021"), unless a list of years goes on."""
     m = _YEAR_AT.match(text, pos)
@@ -43,4 +53,4 @@ def _ends_in_year(text: str) -> bool:
     return len(text) >= 4 and _YEAR.match(text, len(text) - 4) is not None
 
 
-__all__ = ["year_after", "year_before", "years"]
+__all__ = ["unnamed_years", "year_after", "year_before", "years"]

@@ -22,6 +22,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.dates import unnamed_years
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.rows import figureless, unbound
 from gechat.evidence.values import agreeing_keys, another_period, in_its_terms, mistyped
@@ -115,6 +116,7 @@ class EvidenceContext:
             lacking += [v for v in mistyped(claim.answer(), text) + self._unbound(claim, text, context)
                         if v not in lacking]
             lacking += sorted(self._another_period(claim, text) - set(lacking))
+            lacking += sorted(unnamed_years(claim.answer(), f"{context} {text}") - set(lacking))
         return lacking
 
     def passage(self, sents: list[Sentence], claim: ClaimInput | None = None, *, rows: bool = True) -> str:
@@ -171,7 +173,8 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
     # about another quantity is not its evidence, even where the year came from the question
     answer, given = claim.answer(), claim.given
     return coverage == "off" or not (
-        mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
+        unnamed_years(claim.answer(), f"{context} {text}")
+        or mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given))
 
