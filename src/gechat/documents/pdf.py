@@ -24,16 +24,14 @@ from gechat.documents.pdf_layout import (
     RawWord,
     Row,
     Word,
-    continues,
     drop_furniture,
     edge_rows,
-    is_caption,
     page_lines,
-    paragraphs_of,
     reading_regions,
     repeated_keys,
     rows_of,
 )
+from gechat.documents.pdf_paragraphs import continues, is_caption, paragraphs_of
 from gechat.documents.pdf_tables import table_rows
 from gechat.documents.quality import Shape, garbled, shape
 from gechat.documents.tables import Part

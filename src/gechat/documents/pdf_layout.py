@@ -337,8 +337,7 @@ def _left(ln: Line) -> float:
 
 def _is_table_row(row: Row) -> bool:
     words = row.words
-    gap = max(row.height, 8.0)
-    split = any(b.x0 - a.x1 > gap for a, b in pairwise(row.lines))
+    split = gapped(row)
     numeric = sum(1 for w in words if _NUMERIC.fullmatch(w.text))
     # Short rows ("10 seconds.", "10, 2015.") end sentences; two-column table rows have a
     # wide gap between their cells and are caught by ``split``.
@@ -347,49 +346,7 @@ def _is_table_row(row: Row) -> bool:
     return number_heavy or (split and (numeric > 0 or len(row.lines) >= 3))
 
 
-def paragraphs_of(rows: list[Row]) -> list[list[Row]]:
-    """Consecutive rows form a paragraph until a block change, a vertical gap or a table row."""
-    gaps = sorted(b.y0 - a.y1 for a, b in pairwise(rows))
-    # The usual gap between lines: double-spaced pages must not become one line per paragraph.
-    spacing = max(gaps[len(gaps) // 2], 0.0) if gaps else 0.0
-    paras: list[list[Row]] = []
-    prev: Row | None = None
-    for row in rows:
-        if prev is None or row.table or prev.table or _breaks(prev, row, spacing):
-            paras.append([row])
-        else:
-            paras[-1].append(row)
-        prev = row
-    return paras
-
-
-_TERMINAL = tuple(".!?:;")
-
-
-def _breaks(prev: Row, row: Row, spacing: float) -> bool:
-    if row.y0 - prev.y1 > max(0.6 * min(prev.height, row.height), spacing * 1.5 + 1.0):
-        return True
-    # PyMuPDF sometimes starts a new block mid-paragraph (often right after a hyphenated
-    # line end); a lowercase start after an unfinished line is the same paragraph.
-    return not (prev.blocks & row.blocks or _unfinished(prev, row))
-
-
-def continues(prev: list[Row], nxt: list[Row]) -> bool:
-    """Whether ``nxt``, first in a column, carries on ``prev``, a paragraph of the column before."""
-    a, b = prev[-1], nxt[0]
-    # Same type size too: a footnote at the foot of a column is not continued by body text.
-    sa, sb = a.text_size, b.text_size
-    same_size = abs(sa - sb) <= 0.15 * max(sa, sb)
-    return not (a.table or b.table) and same_size and _unfinished(a, b)
-
-
-def _unfinished(prev: Row, row: Row) -> bool:
-    last, first = prev.words[-1].text, row.words[0].text
-    if last.rstrip("\"'”’)]").endswith(_TERMINAL):
-        return False
-    # "(e.g., Xiong et al.," then "2017)." at the head of the next column.
-    return first[:1].islower() or (last.endswith(",") and first[:1].isdigit())
-
-
-def is_caption(para: list[Row]) -> bool:
-    return para[0].words[0].text in ("Figure", "Fig.", "Table", "FIGURE", "TABLE")
+def gapped(row: Row) -> bool:
+    """Whether a wide gap splits the row: cells, or a name and its value, not one run of text."""
+    gap = max(row.height, 8.0)
+    return any(b.x0 - a.x1 > gap for a, b in pairwise(row.lines))
