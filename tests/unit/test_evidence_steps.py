@@ -52,6 +52,16 @@ def test_a_question_is_a_candidate_only_for_a_claim_that_reports_one() -> None:
     assert [s.text for s in asked.candidates] == ["Counsel spoke.", "Did you sign the lease?", "I did."]
 
 
+def test_a_question_joins_its_answer_in_a_set_for_a_claim_that_reports_it() -> None:
+    ctx = context(Scripted({"I signed it.": (0.3, 0.0), "Did you sign the lease? I signed it.": (0.9, 0.0)}))
+    ctx.pool = EvidencePool.from_texts(["Counsel spoke. Did you sign the lease? I signed it."])
+    (st,) = states("Counsel asked whether the witness signed the lease, and the witness said he signed it.")
+    Candidates(60).run([st], ctx)
+    NliScores().run([st], ctx)
+    SentenceSets(top=1, max_size=2, gain=None).run([st], ctx)  # only the best one's neighbours join it
+    assert st.passes and [e.text for e in st.evidence] == ["Did you sign the lease? I signed it."]
+
+
 def test_candidates_keep_the_nearest_when_there_are_too_many() -> None:
     ctx = context(Scripted({}))
     ctx.embedder = HashingEmbedder()
