@@ -294,11 +294,10 @@ def main() -> None:
 
     body = markdown(flat, counts, args.llm_subset, threshold)
     if args.verifier is not None:
-        from nli_verifier import markdown as verifier_markdown
         from nli_verifier import verifier_rows
 
         flat.update(verifier_rows(ONNXEntailment(args.verifier).load(), model, sets, args.verifier_rows))
-        body += verifier_markdown(flat, args.verifier_rows)
+        body += verifier_section(flat, args.verifier_rows)
     meta = {"model": f"{args.model.name}/{model.file.name} (gechat cross-encoder from all-MiniLM-L6-v2)",
             "threshold_supported": threshold, "pairs": counts, "llm_subset_rows": args.llm_subset,
             "cross_encoder_seconds_all_sets": round(seconds, 1), "llm_seconds": llm_seconds,
@@ -331,18 +330,23 @@ def rerun_evidence_step(old_path: Path, sets: Sequence[str] = ("halueval_qa", "e
     meta["evidence_step"] = ("re-run here; every other figure copied from the run of "
                              f"{earlier['date']} ({earlier['command']}, {earlier['machine']})")
     body = markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"])
-    if any(k.startswith("verifier_") for k in flat):  # the verifier's section, as the run that measured it wrote it
-        from nli_verifier import markdown as verifier_markdown
-
-        rows = re.search(r"--verifier-rows (\d+)", str(meta.get("verifier_rows", "")) + earlier["command"])
-        body += verifier_markdown(flat, int(rows.group(1)) if rows else 500)
-    write("nli", flat, body, meta)
+    # the verifier's section, as the run that measured it wrote it
+    rows = re.search(r"--verifier-rows (\d+)", str(meta.get("verifier_rows", "")) + earlier["command"])
+    write("nli", flat, body + verifier_section(flat, int(rows.group(1)) if rows else 500), meta)
     print(json.dumps({k: v for k, v in flat.items() if "_evidence_step_" in k}, indent=1))
+
+
+def verifier_section(flat: dict[str, float], rows: int) -> str:
+    """The Markdown of the verifier's and the cascade's rows, when ``flat`` holds them."""
+    if not any(k.startswith("verifier_") for k in flat):
+        return ""
+    from nli_verifier import markdown as verifier_markdown
+
+    return verifier_markdown(flat, rows)
 
 
 def rerun_verifier(verifier_dir: Path, rows: int) -> None:
     """The verifier's and the cascade's rows, run here; every other figure copied from nli.json."""
-    from nli_verifier import markdown as verifier_markdown
     from nli_verifier import verifier_rows
 
     flat, meta, earlier = earlier_run(Path(__file__).resolve().parent / "results" / "nli.json",
@@ -353,7 +357,7 @@ def rerun_verifier(verifier_dir: Path, rows: int) -> None:
     meta["verifier_rows"] = ("run here; every other figure copied from the run of "
                              f"{earlier['date']} ({earlier['command']}, {earlier['machine']})")
     body = markdown(flat, meta["pairs"], meta["llm_subset_rows"], meta["threshold_supported"])
-    write("nli", flat, body + verifier_markdown(flat, rows), meta)
+    write("nli", flat, body + verifier_section(flat, rows), meta)
     print(json.dumps({k: v for k, v in flat.items() if k.startswith(("verifier_", "cascade_", "fast_"))}, indent=1))
 
 
