@@ -222,7 +222,10 @@ _META_TEXT = (
     "present presents presented presenting straightforward manner way without additional "
     "explanation explain explained further making "
     # what is being told, not what it is: "These numbers are directly provided ..."
-    "number numbers amount amounts value values data about regarding within located"
+    "number numbers amount amounts value values data about regarding within located "
+    # where it is written, and the document naming itself: "This fee is listed in the table",
+    # "This is explicitly stated in the first paragraph of the Agreement"
+    "list lists listed listing agreement contract"
 )
 META = content_keys(_META_TEXT)
 META_WORDS = frozenset(_META_TEXT.split())

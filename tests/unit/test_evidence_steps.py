@@ -198,6 +198,15 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert states_no_fact("The information is presented in a straightforward manner, without any additional "
                           "context or interpretation.", q)
     assert not states_no_fact("The interest rate is presented in the table.", q)
+    # a contract names itself: "the Agreement" is the document, a list is where something is
+    assert states_no_fact("This is explicitly stated in the first paragraph of the Agreement.",
+                          "How long is the initial term?")
+    assert states_no_fact("This fee is listed in the table provided in the document.", "What is the monthly fee?")
+    assert not states_no_fact("The Agreement renews automatically for twelve months.", "Does it renew?")
+    # a step that only says it answers the question, whatever it repeats of the question
+    assert states_no_fact("This directly answers the question by providing the cap on liability for each party.",
+                          "What is the cap on liability?")
+    assert not states_no_fact("This answers the question: the cap is $1.2 million.", "What is the cap on liability?")
     assert states_no_fact("This information is directly provided in the text, making it a straightforward "
                           "answer to the question.", q)
     ctx = context(Scripted({}))

@@ -8,8 +8,11 @@ the verdict ``no fact``: shown greyed, never counted as supported.
 
 The test is lexical and holds for any text: the step's content words, less the question's
 and less the words that only talk about documents, reading and answering, leave nothing.
-A number counts as a fact unless it only locates text ("page 3", "excerpt [2]"). Answer
-claims are left to the model: "Yes." to a question asserts the question.
+A number counts as a fact unless it only locates text ("page 3", "excerpt [2]"). A step that
+only says it answers the question ("This directly answers the question by providing the cap
+on liability for each party") states no fact unless it names something or gives a number the
+question does not. Answer claims are left to the model: "Yes." to a question asserts the
+question.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import re
 
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.lexical import LOCATOR, META, content_keys
+from gechat.lexical import LOCATOR, META, content_keys, fact_keys
 
 # read as whole words: its 5-letter key "inter" is also "interest" and "international"
 _INTERPRET = re.compile(r"\binterpret\w*", re.IGNORECASE)
@@ -29,8 +32,17 @@ _NAMED_PART = re.compile(rf"(?:\b(?:under|in|from|at)\s+the\s+)?{_QUOTED}\s+{_PA
                          rf"|\b{_PART}\s+(?:titled\s+|entitled\s+|called\s+)?{_QUOTED}", re.IGNORECASE)
 
 
+# a step about the answer itself: "This directly answers the question by providing the cap on
+# liability for each party" (its words name what was asked, not a fact of the documents)
+_ANSWERS = re.compile(r"^\W*(?:this|that|it|these)\b[^.;:]{0,40}?\b(?:answers|addresses|responds\s+to)\s+"
+                      r"(?:the|this|your|our)\s+question\b", re.IGNORECASE)
+
+
 def states_no_fact(text: str, question: str = "") -> bool:
-    """Whether ``text`` says nothing beyond the question but where something is written."""
+    """Whether ``text`` says nothing beyond the question but where something is written, or
+    only that it answers the question (no name or number the question lacks)."""
+    if _ANSWERS.match(text) and not fact_keys(text) - fact_keys(question) - META:
+        return True
     keys = content_keys(_INTERPRET.sub(" ", LOCATOR.sub(" ", _NAMED_PART.sub(" ", text))))
     return not (keys - content_keys(question) - META)
 
