@@ -319,3 +319,20 @@ def test_a_sentence_that_only_repeats_the_others_headings_is_a_passenger() -> No
     assert not contributes(claim, [nodes, site])
     bare = [s.model_copy(update={"context": ""}) for s in (nodes, site)]
     assert contributes(claim, bare)  # without the headings it would seem to add "Semantic"
+
+
+def test_a_weak_entailment_supports_only_from_a_sentence_about_the_claims_subject() -> None:
+    from gechat.evidence.subjects import subject_keys
+
+    claim = "The service credit applies if the breach is not cured within 30 days."
+    assert subject_keys(claim) == {"servi", "credi"}
+    assert not subject_keys("Scott Derrickson directed the film.") and not subject_keys("It applies.")
+    other = "A party may terminate if the breach is not cured within 30 days."
+    about = "The service credit is due if the breach is not cured within 30 days."
+    for premise, p, passes in ((other, 0.3, False), (other, 0.6, True), (about, 0.3, True)):
+        ctx = context(Scripted({premise: (p, 0.0)}), supported=0.25)
+        ctx.pool = EvidencePool.from_texts([premise])
+        (st,) = states(claim)
+        Candidates(60).run([st], ctx)
+        NliScores().run([st], ctx)
+        assert st.passes is passes, (premise, p)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, in_context
+from gechat.evidence.subjects import anchored
 from gechat.models.entail.base import ENTAILMENT
 
 
@@ -29,8 +30,9 @@ class NliScores:
             # a short sentence that does not support the claim never beats one that does.
             # the checks read a table row itself, not its headings before it
             checked = [in_context(claim, s.text, s.context, ctx.headings, rows=False)[0] for s in cands]
-            entails = (probs[:, ENTAILMENT] >= ctx.supported) & np.array([ctx.covers(claim, t, s.context)
-                                                                         for t, s in zip(checked, cands, strict=True)])
+            entails = (probs[:, ENTAILMENT] >= ctx.supported) & np.array([
+                ctx.covers(claim, t, s.context) and anchored(claim.answer(), f"{s.context} {t}", float(p))
+                for t, s, p in zip(checked, cands, probs[:, ENTAILMENT], strict=True)])
             # none does: the closest shown is the one the model finds nearest to stating it, not
             # the one F favours for saying little ("NOTES:" at 0.01 over the row at 0.23)
             best = int(np.argmax(np.where(entails, f, -np.inf))) if entails.any() \

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from gechat.documents.headings import nearest_heading
 from gechat.evidence.base import ClaimInput, asks, reports_asking, says_nothing
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
+from gechat.evidence.subjects import anchored
 from gechat.lexical import META, acronyms, content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
@@ -167,7 +168,8 @@ class SentenceSets:
             return about(c), self.named and joined(claim_names, ordered(c)), scored[c][1]
 
         passing = sorted((c for c, (p_, _) in scored.items() if p_[ENTAILMENT] >= ctx.supported
-                          and covered(c)), key=rank, reverse=True)
+                          and covered(c) and anchored(claim.answer(), text(c), float(p_[ENTAILMENT]))),
+                         key=rank, reverse=True)
         single = {s.id: float(state.probs[k, ENTAILMENT]) for k, s in enumerate(cands)}
         for chosen in passing:
             p_set, f_set = scored[chosen]

@@ -1,0 +1,55 @@
+"""What a claim is about: the common noun that is its subject.
+
+The cross-encoder gives a sentence that shares a claim's condition but speaks of another
+thing a weak P_entail: in a services agreement "The service credit is only applicable if the
+breach is not cured within 30 days after written notice" read 0.29 against "Either party may
+terminate this Agreement for material breach if the breach is not cured within thirty (30)
+days after written notice". Weak entailment is only evidence when the sentence speaks of the
+claim's subject; strong entailment may paraphrase it ("net sales" for "revenue").
+
+The subject is read with spaCy's parse (the fast graph's pipeline, already loaded for it):
+the nominal subject of the main verb, when it is a common noun. A name is left to the names
+check (``holds``), a pronoun to the headings; without spaCy no claim has a subject here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from gechat.lexical import META, content_keys
+
+STRONG = 0.5  # P_entail from which the model's reading stands without the subject named
+
+
+@lru_cache(maxsize=4096)
+def subject_keys(claim: str) -> frozenset[str]:
+    """The content keys of the common-noun subject of ``claim``'s main verb (with its compound
+    nouns: "service credit"), or none."""
+    try:
+        from gechat.graph.fast import load_spacy
+
+        doc = load_spacy()(claim)
+    except Exception:  # spaCy's model missing or broken: no subject, no rule
+        return frozenset()
+    for tok in doc:
+        if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.dep_ == "ROOT":
+            if tok.pos_ != "NOUN" or tok.ent_type_:
+                return frozenset()
+            words = [c.text for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN"] + [tok.text]
+            return frozenset(content_keys(" ".join(words)) - META)
+    return frozenset()
+
+
+def speaks_of(claim: str, text: str) -> bool:
+    """Whether ``text`` names the subject of ``claim`` (every word of it), or the claim has none."""
+    keys = subject_keys(claim)
+    return not keys or keys <= content_keys(text)
+
+
+def anchored(claim: str, text: str, p_entail: float) -> bool:
+    """Whether an entailment of ``p_entail`` by ``text`` may support ``claim``: a strong one
+    always, a weak one only from a text that speaks of the claim's subject."""
+    return p_entail >= STRONG or speaks_of(claim, text)
+
+
+__all__ = ["STRONG", "anchored", "speaks_of", "subject_keys"]
