@@ -140,6 +140,20 @@ def test_a_sentence_dated_to_other_years_is_no_evidence_for_the_claims_years() -
     assert holds(quoting, dated)
 
 
+def test_an_amount_or_percentage_taken_from_the_question_must_be_shown() -> None:
+    from gechat.evidence.steps import holds
+    from gechat.evidence.values import unshown
+
+    q = "Is the premium support fee increasing by 3% a year?"
+    claim = ClaimInput(text="Yes, the premium support fee is increasing by 3% a year.", source="answer", given=q)
+    row = "Premium support | Monthly fee: $2,800 | Annual increase: 5%"
+    assert unshown(claim.answer(), q, row) == ["3%"]
+    assert not holds(claim, row) and "3%" in context(Scripted({}), coverage="facts").missing(claim, row)
+    assert holds(claim, "Premium support | Monthly fee: $2,800 | Annual increase: 3.0%")
+    # a number of the question that names a thing needs no evidence: "3M" is no value
+    assert not unshown("3M's capital spending was $1.6 billion.", "What was 3M's capex?", "Capex was $1.6 billion.")
+
+
 def test_in_a_sentence_of_several_years_a_value_belongs_to_the_year_beside_it() -> None:
     from gechat.evidence.values import another_period, dated
 

@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
-from gechat.evidence.values import Quantity, claimed, located, stating
+from gechat.evidence.values import Quantity, claimed, located, restated, stating
 from gechat.lexical import META_WORDS, STOPWORDS, content_keys, fact_keys, number_keys, words
 
 # periods, totals, scale, reading and linking words name no quantity ("the excerpt states",
@@ -109,7 +109,8 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
     rows = [part for part in row.split("\n") if part.strip()]  # a set of consecutive rows: one a line
     if any(row_label(part) is None for part in rows):
         return False
-    values = claimed(claim if answer is None else answer, given)
+    said = claim if answer is None else answer
+    values = claimed(said, given) + restated(said, given)
     # signs aside: "cash paid was $25 million" is the row's "(25)"
     values += [replace(v, value=-v.value) for v in values]
     return not any(stating(values, part) for part in rows)

@@ -25,7 +25,7 @@ from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.dates import unnamed_years
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.rows import figureless, unbound
-from gechat.evidence.values import agreeing_keys, another_period, in_its_terms, mistyped
+from gechat.evidence.values import agreeing_keys, another_period, in_its_terms, mistyped, unshown
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
@@ -117,6 +117,7 @@ class EvidenceContext:
                         if v not in lacking]
             lacking += sorted(self._another_period(claim, text) - set(lacking))
             lacking += sorted(unnamed_years(claim.answer(), f"{context} {text}") - set(lacking))
+            lacking += [v for v in unshown(claim.answer(), claim.given, text) if v not in lacking]
         return lacking
 
     def passage(self, sents: list[Sentence], claim: ClaimInput | None = None, *, rows: bool = True) -> str:
@@ -173,7 +174,7 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
     # about another quantity is not its evidence, even where the year came from the question
     answer, given = claim.answer(), claim.given
     return coverage == "off" or not (
-        unnamed_years(claim.answer(), f"{context} {text}")
+        unnamed_years(claim.answer(), f"{context} {text}") or unshown(answer, given, text)
         or mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given))

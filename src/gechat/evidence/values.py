@@ -184,12 +184,32 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
     return False
 
 
+ASSERTED = ("money", "percent")  # kinds of value a claim asserts even when its question states them
+
+
 def claimed(text: str, given: str = "") -> list[Quantity]:
     """The values ``text`` states as its own: not years (they say which value), nor numbers
-    of the question ``given`` (they name things: "3M" in "What was 3M's capex?"), nor numbers
-    that say where something is written ("listed on page 26")."""
+    of the question ``given`` (they name things: "3M" in "What was 3M's capex?"; an amount
+    or a percentage of it must still be shown: ``unshown``), nor numbers that say where
+    something is written ("listed on page 26")."""
     asked = number_keys(given)
     return [q for q in quantities(LOCATOR.sub(" ", text)) if q.kind != "year" and q.key not in asked]
+
+
+def restated(answer: str, given: str) -> list[Quantity]:
+    """The amounts and percentages ``answer`` takes from its question ``given``. A question's
+    number may name a thing ("3M"), but "Yes, the fee increases by 3% a year" to "Does it
+    increase by 3% a year?" asserts the 3%."""
+    asked = number_keys(given)
+    return [q for q in quantities(LOCATOR.sub(" ", answer)) if q.kind in ASSERTED and q.key in asked] if asked else []
+
+
+def unshown(answer: str, given: str, evidence: str) -> list[str]:
+    """The values ``answer`` restates from its question that ``evidence`` does not state in
+    any form: a row that says 5% is no evidence for the 3% of the question."""
+    values = restated(answer, given)
+    found = stated(evidence) if values else ()
+    return [q.text for q in values if not any(agree(q, f) for f in found)]
 
 
 def stated(text: str) -> tuple[Quantity, ...]:
@@ -367,4 +387,4 @@ def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
 
 
 __all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "dated", "narrow",
-           "quantities", "row_cells", "row_unit", "stated"]
+           "quantities", "restated", "row_cells", "row_unit", "stated", "unshown"]
