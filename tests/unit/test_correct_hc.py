@@ -108,6 +108,15 @@ def test_a_contradicted_value_takes_the_sources_value() -> None:
     assert out.edits[0].evidence is not None and out.edits[0].evidence.text == row
 
 
+def test_a_sum_the_answer_got_wrong_is_redone() -> None:
+    answer = "The total monthly fee is $12,500 + $4,200 + $2,800 = $29,500."
+    out = correct(answer, [claim(answer, "contradicted")], ["Data hosting costs $12,500 a month."], {})
+    assert out.text == "The total monthly fee is $12,500 + $4,200 + $2,800 = $19,500."
+    (edit,) = out.edits
+    assert (edit.kind, edit.old, edit.new) == ("replace", "$29,500", "$19,500")
+    assert edit.reason.startswith("its arithmetic is wrong")
+
+
 def test_a_triplet_closing_a_cycle_is_pruned_with_its_unsupported_sentence() -> None:
     answer = "Oray is in China. China hosts Oray."
     context = ["Oray is a registrar in China.", "China hosts Oray and HiChina."]

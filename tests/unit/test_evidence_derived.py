@@ -70,3 +70,29 @@ def test_no_computation_no_support(claim: str) -> None:
 def test_a_wrong_figure_is_never_contradicted_by_this_step() -> None:
     st = run("Net revenue grew 30% from FY2021 to FY2022.")
     assert st.verdict is None
+    # but a claim that writes its arithmetic out wrong is, with the sum redone in its note
+    st = run("Net revenue and cost of revenue in FY2021 total 15,785 + 8,250 = 25,035 million.")
+    assert st.verdict == "contradicted" and st.note.endswith("= 24,035, not 25,035 million")
+    assert [e.text for e in st.evidence] == TABLE[:2]  # shown: the rows that state its figures
+
+
+def test_a_claims_own_wrong_arithmetic_contradicts_it() -> None:
+    from gechat.evidence.arithmetic import miscomputed
+
+    text = "The total monthly fee is $12,500 + $4,200 + $2,800 = $29,500."
+    wrong = miscomputed(text)
+    assert wrong is not None
+    assert wrong.note == "its arithmetic is wrong: $12,500 + $4,200 + $2,800 = 19,500, not $29,500"
+    assert text[wrong.start:wrong.end] == "$29,500" and wrong.right == "$19,500"
+    margin = miscomputed("The margin is 1,200 / 10,000 = 15%.")
+    assert margin is not None and margin.note == "its arithmetic is wrong: 1,200 / 10,000 = 12%, not 15%"
+    assert margin.right == "12%"
+    scaled = miscomputed("They total 15,785 + 8,250 = 25,035 million, and 6,489 / 7,500 = 0.95.")
+    assert scaled is not None and scaled.right == "24,035 million"
+    assert miscomputed("It is 6,489 / 7,500 = 0.95.").right == "0.87"  # type: ignore[union-attr]
+    assert miscomputed("No figure here.") is None and miscomputed("Only one = 5.") is None
+    for right in ("The total is $12,500 + $4,200 + $2,800 = $19,500.", "Net margin = 1,200 / 10,000 = 12%.",
+                  "It is 6,489 / 7,500 = 0.8652.", "3 x 4 = 12 units", "5,000 - 3,000 = 2,000",
+                  # not read: brackets, years, a plain statement with "="
+                  "Average PP&E is (253 + 282) / 2 = 267.5.", "From 2018 - 2019 = 5%.", "In 2020 = $6 million."):
+        assert miscomputed(right) is None, right

@@ -3,6 +3,8 @@
 Triplets from the retrieved text form the graph G, triplets from the answer the graph g. For
 each sentence of the answer that the evidence stage did not find supported:
 
+- a result the sentence's own arithmetic gets wrong is redone ("= $29,500" of "$12,500 +
+  $4,200 + $2,800" becomes "= $19,500"; ``evidence.arithmetic``);
 - a value the evidence contradicts is replaced by the value the source states (the values
   step found the sentence that states it), when the sentence is then supported by it;
 - a triplet whose subject and relation G states with another object gets G's object, when the
@@ -34,6 +36,7 @@ import numpy.typing as npt
 
 from gechat.correct.triplets import Extract, NameList, Triplet, clause_span, entities, fast_triplets, name_lists, names
 from gechat.documents.sentences import split_spans
+from gechat.evidence.arithmetic import miscomputed
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.dates import years
 from gechat.evidence.steps import holds
@@ -131,6 +134,11 @@ class HallucinationCorrector:
     def _sentence(self, a: int, b: int, text: str, claim: Claim | None, triplets: list[Triplet],
                   lists: list[NameList], big: list[Triplet], pool: EvidencePool, known: _Known,
                   question: str) -> tuple[list[Edit], list[tuple[Triplet, float]]]:
+        wrong = miscomputed(text[a:b]) if claim is not None and claim.verdict == "contradicted" else None
+        if wrong is not None:  # the sentence's own sum redone: no source needed
+            at, to = a + wrong.start, a + wrong.end
+            return [Edit(kind="replace", start=at, end=to, old=text[at:to], new=wrong.right, triplet=[],
+                         reason=wrong.note)], []
         if claim is not None and claim.verdict == "contradicted":
             value = _value_edit(claim, a, text[a:b])
             # the value put in must leave the sentence supported by the source, as a swap must

@@ -14,7 +14,9 @@ the claim or its question. When the result agrees with the claim's value as a re
 (``values.agree``; a change must also go the way the claim says), the claim is supported,
 its evidence is the operand rows, and the note shows the arithmetic with every value used and
 where it stands. A result that does not agree proves nothing (the answer may have used other
-rows), so this step never contradicts. The arithmetic is ours; no LLM is asked.
+rows), so this step contradicts only a claim whose own written arithmetic is wrong ("$12,500 +
+$4,200 + $2,800 = $29,500": ``arithmetic.miscomputed``), whatever its evidence. The arithmetic
+is ours; no LLM is asked.
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from typing import Literal
 import numpy as np
 
 from gechat.documents.tables import row_label
+from gechat.evidence.arithmetic import miscomputed
 from gechat.evidence.dates import years
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells
+from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, stated
 from gechat.lexical import META, content_keys
 
 Op = Literal["ratio", "change", "sum", "difference"]
@@ -69,6 +72,14 @@ class DerivedFigures:
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         for state in active(states):
+            wrong = miscomputed(state.claim.answer())
+            if wrong:
+                # shown: the candidates that state the figures it used, not the closest reading
+                state.verdict, state.passes, state.note = "contradicted", False, wrong.note
+                if state.probs is not None and state.f is not None:
+                    state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i],
+                                                   float(state.f[i])) for i in _stating(state, wrong.operands)]
+                continue
             if state.passes or state.probs is None or state.f is None or not state.candidates:
                 continue
             found = derive(state, self.top)
@@ -81,6 +92,12 @@ class DerivedFigures:
             state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i], float(state.f[i]))
                               for i in rows]
             state.note = note
+
+
+def _stating(state: ClaimState, values: tuple[Quantity, ...]) -> list[int]:
+    """The candidates that state one of ``values``, in a form of the same kind."""
+    return [i for i, s in enumerate(state.candidates)
+            if any(v.kind == q.kind and agree(v, q) for v in values for q in stated(s.text))]
 
 
 def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] | None:
