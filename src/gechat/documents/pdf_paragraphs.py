@@ -39,6 +39,13 @@ def paragraphs_of(rows: list[Row]) -> list[list[Row]]:
 _TERMINAL = tuple(".!?:;")
 
 
+def _finished(word: str, *, marked: bool = False) -> bool:
+    """Whether a line's last ``word`` ends a sentence (closing quotes and brackets aside; with
+    ``marked``, a footnote mark after it too)."""
+    end = word.rstrip("\"'”’)]")
+    return (end.rstrip("0123456789") if marked else end).endswith(_TERMINAL)
+
+
 def _breaks(prev: Row, row: Row, spacing: float, full: float = math.inf) -> bool:
     if row.y0 - prev.y1 > max(0.6 * min(prev.height, row.height), spacing * 1.5 + 1.0):
         return True
@@ -61,9 +68,8 @@ def _full_width(rows: list[Row]) -> float:
 
 def _wrapped(prev: Row, row: Row, full: float) -> bool:
     words = [w.text for w in prev.words]
-    end = words[-1].rstrip("\"'”’)]")
     # "... summary of the paper.4": a sentence's end with its footnote mark
-    if end.rstrip("0123456789").endswith(_TERMINAL) or not row.words[0].text[:1].isalpha():
+    if _finished(words[-1], marked=True) or not row.words[0].text[:1].isalpha():
         return False
     # A title-case line may be a heading as wide as a narrow column ("Confidential Business
     # Information (CBI)"), or an entry of a list ("Best Buy Puerto Rico Holdings, LLC Puerto
@@ -89,7 +95,7 @@ def continues(prev: list[Row], nxt: list[Row]) -> bool:
 
 def _unfinished(prev: Row, row: Row) -> bool:
     last, first = prev.words[-1].text, row.words[0].text
-    if last.rstrip("\"'”’)]").endswith(_TERMINAL):
+    if _finished(last):
         return False
     # "(e.g., Xiong et al.," then "2017)." at the head of the next column.
     return first[:1].islower() or (last.endswith(",") and first[:1].isdigit())

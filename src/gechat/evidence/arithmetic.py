@@ -85,8 +85,13 @@ def _check(chain: list[tuple[str, Quantity]], result: Quantity) -> tuple[str, fl
         return None
     written = " ".join(f"{op} {q.text.strip()}" if op else q.text.strip() for op, q in chain)
     value /= result.scale
-    shown = f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
-    return f"its arithmetic is wrong: {written} = {shown}{'%' if percent_of else ''}, not {result.text.strip()}", value
+    right = f"{plain(value)}{'%' if percent_of else ''}"
+    return f"its arithmetic is wrong: {written} = {right}, not {result.text.strip()}", value
+
+
+def plain(value: float) -> str:
+    """A computed figure as a note shows it: four significant digits, whole from 1,000 on."""
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 _FIGURE = re.compile(r"(\D*?)(\d[\d,]*(?:\.\d+)?)(.*)", re.DOTALL)
@@ -127,4 +132,4 @@ def _evaluate(terms: list[tuple[str, float]]) -> float | None:
     return sum(sums)
 
 
-__all__ = ["Miscount", "miscomputed"]
+__all__ = ["Miscount", "miscomputed", "plain"]

@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 
 from gechat.documents.tables import row_label
-from gechat.evidence.arithmetic import miscomputed
+from gechat.evidence.arithmetic import miscomputed, plain
 from gechat.evidence.dates import years
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, stated
@@ -203,7 +203,7 @@ def _significant(text: str) -> int:
 def _show(value: float, target: Quantity, op: Op) -> str:
     if target.kind == "percent" and op in ("ratio", "change"):
         return f"{value * 100:.2f}%"
-    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return plain(value)
 
 
 __all__ = ["DerivedFigures", "Operand", "derive"]

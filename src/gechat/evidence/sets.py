@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.documents.headings import nearest_heading
-from gechat.evidence.base import ClaimInput, asks, reports_asking, says_nothing
+from gechat.evidence.base import ClaimInput, says_nothing
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.evidence.subjects import anchored
 from gechat.lexical import META, acronyms, content_keys, name_groups, name_words
@@ -94,12 +94,12 @@ class SentenceSets:
         by_relevance = [cands[int(i)] for i in np.argsort(-_relevance(state, ctx))]
         top = [s.id for s in by_relevance[: self.top]]
 
-        asking = reports_asking(claim.answer())  # a question is evidence of what was asked (``candidates``)
+        candidate_ids = {s.id for s in cands}  # a question is one when the claim reports what was asked
 
         def near(i: int) -> list[int]:
             s = by_id[i]
             return [n.id for n in (by_pos.get((s.chunk_id, s.ord - 1)), by_pos.get((s.chunk_id, s.ord + 1)))
-                    if n is not None and not n.heading and (not says_nothing(n.text) or (asking and asks(n.text)))]
+                    if n is not None and not n.heading and (n.id in candidate_ids or not says_nothing(n.text))]
 
         def ordered(ids: Ids) -> list[Sentence]:
             return in_order([by_id[i] for i in ids])

@@ -174,7 +174,7 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
     # about another quantity is not its evidence, even where the year came from the question
     answer, given = claim.answer(), claim.given
     return coverage == "off" or not (
-        unnamed_years(claim.answer(), f"{context} {text}") or unshown(answer, given, text)
+        unnamed_years(answer, f"{context} {text}") or unshown(answer, given, text)
         or mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given))
