@@ -172,6 +172,26 @@ def test_verdict_ignores_contradiction_by_unrelated_text_with_overlap() -> None:
         assert sts[0].verdict == verdict
 
 
+def test_a_contradiction_must_name_what_the_claim_is_about() -> None:
+    # the NLI model calls a neighbouring film's director a contradiction; a reader could not check it
+    kettle = "Ma and Pa Kettle at Waikiki is a 1955 American comedy film directed by Lee Sholem."
+    roth = "Henry Roth was an American novelist and short story writer."
+    revolver = "Revolver is a 2005 British crime thriller film directed by Guy Ritchie."
+    ctx = context(Scripted({kettle: (0.01, 0.8), roth: (0.01, 0.7), revolver: (0.01, 0.8)}))
+    cases = (("Malibu Express is directed by Lee Sholem.", "", kettle, "unsupported"),
+             ("Henry Roth was from England.", "", roth, "contradicted"),
+             # the wrong answer is the subject; the film the question names is what it is about
+             ("Steven Spielberg directed Revolver.", "Who directed Revolver?", revolver, "contradicted"),
+             ("Steven Spielberg directed Revolver.", "", revolver, "unsupported"))
+    for claim, question, premise, verdict in cases:
+        ctx.pool = EvidencePool.from_texts([premise])
+        st = ClaimState(claim=ClaimInput(text=claim, source="answer", given=question))
+        Candidates(60).run([st], ctx)
+        NliScores().run([st], ctx)
+        Verdicts(overlap=True).run([st], ctx)
+        assert st.verdict == verdict, claim
+
+
 def test_runs_group_consecutive_sentences_of_a_chunk() -> None:
     s = pool().sentences
     assert [[x.ord for x in r] for r in runs([s[0], s[1], s[3]])] == [[0, 1], [3]]
@@ -327,6 +347,12 @@ def test_a_weak_entailment_supports_only_from_a_sentence_about_the_claims_subjec
     claim = "The service credit applies if the breach is not cured within 30 days."
     assert subject_keys(claim) == {"servi", "credi"}
     assert not subject_keys("Scott Derrickson directed the film.") and not subject_keys("It applies.")
+    from gechat.evidence.subjects import about_keys
+
+    assert about_keys("Scott Derrickson directed the film.") == {"scott", "derri"}
+    # a claim about the documents is about what it reports
+    assert about_keys("The excerpt states that the service credit expires.") == {"servi", "credi"}
+    assert not about_keys("It applies.")
     other = "A party may terminate if the breach is not cured within 30 days."
     about = "The service credit is due if the breach is not cured within 30 days."
     for premise, p, passes in ((other, 0.3, False), (other, 0.6, True), (about, 0.3, True)):

@@ -40,6 +40,31 @@ def subject_keys(claim: str) -> frozenset[str]:
     return frozenset()
 
 
+@lru_cache(maxsize=4096)
+def about_keys(claim: str) -> frozenset[str]:
+    """The content keys of what ``claim`` is about, a name as well as a common noun: the
+    subject of its main verb with its compounds ("Henry Roth", "service credit"); when that is a
+    word about documents ("The excerpt states that ..."), the subject of the clause it reports.
+    None for a pronoun, or without spaCy."""
+    try:
+        from gechat.graph.fast import load_spacy
+
+        doc = load_spacy()(claim)
+    except Exception:  # spaCy's model missing or broken: no subject, no rule
+        return frozenset()
+    for tok in doc:
+        reported = tok.head.dep_ == "ccomp" and tok.head.head.dep_ == "ROOT"
+        if tok.dep_ not in ("nsubj", "nsubjpass") or not (tok.head.dep_ == "ROOT" or reported):
+            continue
+        if tok.pos_ not in ("NOUN", "PROPN"):
+            return frozenset()
+        words = [c.text for c in tok.children if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")] + [tok.text]
+        keys = frozenset(content_keys(" ".join(words)) - META)
+        if keys:
+            return keys
+    return frozenset()
+
+
 def speaks_of(claim: str, text: str) -> bool:
     """Whether ``text`` names the subject of ``claim`` (every word of it), or the claim has none."""
     keys = subject_keys(claim)
@@ -52,4 +77,4 @@ def anchored(claim: str, text: str, p_entail: float) -> bool:
     return p_entail >= STRONG or speaks_of(claim, text)
 
 
-__all__ = ["STRONG", "anchored", "speaks_of", "subject_keys"]
+__all__ = ["STRONG", "about_keys", "anchored", "speaks_of", "subject_keys"]

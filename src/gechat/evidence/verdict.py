@@ -19,9 +19,11 @@ import numpy as np
 
 from gechat.documents.headings import nearest_heading
 from gechat.documents.tables import row_label
+from gechat.evidence.base import ClaimInput
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
-from gechat.lexical import META, content_keys, name_words, number_keys, words
+from gechat.evidence.subjects import about_keys
+from gechat.lexical import META, content_keys, name_groups, name_words, number_keys, words
 from gechat.models.entail.base import CONTRADICTION
 from gechat.types import Sentence
 
@@ -40,7 +42,7 @@ class Verdicts:
             if state.probs is not None and len(state.candidates):
                 contra = state.probs[:, CONTRADICTION].astype(np.float64)
                 if self.overlap:
-                    shares = _sharing(state.claim.text)
+                    shares = _sharing(state.claim)
                     contra = np.where([shares(s) for s in state.candidates], contra, -1.0)
                 contra = np.where(off_topic_figures(state), -1.0, contra)
                 worst = int(np.argmax(contra))
@@ -60,19 +62,31 @@ class Verdicts:
             state.missing = ctx.missing(state.claim, shown, headings_of([s for e in ev for s in e.sentences]))
 
 
-def _sharing(claim: str) -> Callable[[Sentence], bool]:
+def _sharing(claim: ClaimInput) -> Callable[[Sentence], bool]:
     """Whether a candidate speaks of what the claim does, so that its contradiction is one a
     reader can check: a word of the claim beyond words about documents and, where the claim
     names something, one of its names (in the candidate's words or nearest heading). "The BERT
     model architecture ... uses multiple layers" shares only "uses" with "SPECTER uses SciBERT
-    as its foundation", and "contradicted" it at 0.71. The claim's words are read once."""
-    keys = content_keys(claim) - META
-    names = name_words(claim) - number_keys(claim)
+    as its foundation", and "contradicted" it at 0.71. And it names what the claim is about:
+    the subject of what the claim says ("subjects.about_keys"), or a name the claim repeats
+    from the question. "Ma and Pa Kettle at Waikiki is a 1955 American comedy film directed by
+    Lee Sholem" is no contradiction of "Malibu Express is directed by Lee Sholem", nor "She is
+    a film director" (under "Dana Blankstein") of "Michael Rubbo received the National Film
+    Board of Canada Award"; "Revolver is a 2005 ... film ... directed by Guy Ritchie" is one of
+    "Steven Spielberg directed Revolver" asked who directed Revolver. The claim's words are read once."""
+    said = claim.answer()
+    about = about_keys(said)
+    asked = [g for g in name_groups(said) if g <= frozenset(words(claim.given))]
+    keys = content_keys(claim.text) - META
+    names = name_words(claim.text) - number_keys(claim.text)
 
     def shares(s: Sentence) -> bool:
         if not keys & content_keys(s.text):
             return False
         # the nearest heading, not the title above it: every sentence of a paper sits under its name
-        return not names or bool(names & frozenset(words(f"{nearest_heading(s.context)} {s.text}")))
+        read = f"{nearest_heading(s.context)} {s.text}"
+        if names and not names & frozenset(words(read)):
+            return False
+        return about <= content_keys(read) or any(g <= frozenset(words(read)) for g in asked)
 
     return shares
