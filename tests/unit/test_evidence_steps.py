@@ -177,8 +177,11 @@ def test_a_contradiction_must_name_what_the_claim_is_about() -> None:
     kettle = "Ma and Pa Kettle at Waikiki is a 1955 American comedy film directed by Lee Sholem."
     roth = "Henry Roth was an American novelist and short story writer."
     revolver = "Revolver is a 2005 British crime thriller film directed by Guy Ritchie."
-    ctx = context(Scripted({kettle: (0.01, 0.8), roth: (0.01, 0.7), revolver: (0.01, 0.8)}))
+    heinz = "Heinz in the Moon is a 1934 German comedy film directed by Robert A. Stemmle."
+    ctx = context(Scripted({kettle: (0.01, 0.8), roth: (0.01, 0.7), revolver: (0.01, 0.8), heinz: (0.01, 0.8)}))
     cases = (("Malibu Express is directed by Lee Sholem.", "", kettle, "unsupported"),
+             # named in passing: the sentence is about the film, not about its director
+             ("Robert A. Stemmle died in 1967.", "", heinz, "unsupported"),
              ("Henry Roth was from England.", "", roth, "contradicted"),
              # the wrong answer is the subject; the film the question names is what it is about
              ("Steven Spielberg directed Revolver.", "Who directed Revolver?", revolver, "contradicted"),

@@ -65,6 +65,22 @@ def about_keys(claim: str) -> frozenset[str]:
     return frozenset()
 
 
+@lru_cache(maxsize=8192)
+def subject_of(sentence: str) -> str:
+    """The words of ``sentence``'s subject (the main verb's subject with all it governs), or the
+    whole sentence when the parse finds none (a fragment, a table row), or without spaCy."""
+    try:
+        from gechat.graph.fast import load_spacy
+
+        doc = load_spacy()(sentence)
+    except Exception:  # spaCy's model missing or broken: the whole sentence
+        return sentence
+    for tok in doc:
+        if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.dep_ == "ROOT":
+            return " ".join(t.text for t in tok.subtree)
+    return sentence
+
+
 def speaks_of(claim: str, text: str) -> bool:
     """Whether ``text`` names the subject of ``claim`` (every word of it), or the claim has none."""
     keys = subject_keys(claim)
@@ -77,4 +93,4 @@ def anchored(claim: str, text: str, p_entail: float) -> bool:
     return p_entail >= STRONG or speaks_of(claim, text)
 
 
-__all__ = ["STRONG", "about_keys", "anchored", "speaks_of", "subject_keys"]
+__all__ = ["STRONG", "about_keys", "anchored", "speaks_of", "subject_keys", "subject_of"]

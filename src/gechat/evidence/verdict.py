@@ -22,7 +22,7 @@ from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
-from gechat.evidence.subjects import about_keys
+from gechat.evidence.subjects import about_keys, subject_of
 from gechat.lexical import META, content_keys, name_groups, name_words, number_keys, words
 from gechat.models.entail.base import CONTRADICTION
 from gechat.types import Sentence
@@ -84,9 +84,11 @@ def _sharing(claim: ClaimInput) -> Callable[[Sentence], bool]:
         if not keys & content_keys(s.text):
             return False
         # the nearest heading, not the title above it: every sentence of a paper sits under its name
-        read = f"{nearest_heading(s.context)} {s.text}"
+        heading = nearest_heading(s.context)
+        read = f"{heading} {s.text}"
         if names and not names & frozenset(words(read)):
             return False
-        return about <= content_keys(read) or any(g <= frozenset(words(read)) for g in asked)
+        topic = f"{heading} {subject_of(s.text)}"
+        return about <= content_keys(topic) or any(g <= frozenset(words(topic)) for g in asked)
 
     return shares
