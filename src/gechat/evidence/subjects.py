@@ -15,21 +15,29 @@ check (``holds``), a pronoun to the headings; without spaCy no claim has a subje
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from gechat.lexical import META, content_keys
 
 STRONG = 0.5  # P_entail from which the model's reading stands without the subject named
 
 
+def _parse(text: str) -> Any:
+    """spaCy's parse of ``text`` (the fast graph's pipeline), or None without a working model."""
+    try:
+        from gechat.graph.fast import load_spacy
+
+        return load_spacy()(text)
+    except Exception:
+        return None
+
+
 @lru_cache(maxsize=4096)
 def subject_keys(claim: str) -> frozenset[str]:
     """The content keys of the common-noun subject of ``claim``'s main verb (with its compound
     nouns: "service credit"), or none."""
-    try:
-        from gechat.graph.fast import load_spacy
-
-        doc = load_spacy()(claim)
-    except Exception:  # spaCy's model missing or broken: no subject, no rule
+    doc = _parse(claim)
+    if doc is None:  # spaCy's model missing or broken: no subject, no rule
         return frozenset()
     for tok in doc:
         if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.dep_ == "ROOT":
@@ -46,11 +54,8 @@ def about_keys(claim: str) -> frozenset[str]:
     subject of its main verb with its compounds ("Henry Roth", "service credit"); when that is a
     word about documents ("The excerpt states that ..."), the subject of the clause it reports.
     None for a pronoun, or without spaCy."""
-    try:
-        from gechat.graph.fast import load_spacy
-
-        doc = load_spacy()(claim)
-    except Exception:  # spaCy's model missing or broken: no subject, no rule
+    doc = _parse(claim)
+    if doc is None:  # spaCy's model missing or broken: no subject, no rule
         return frozenset()
     for tok in doc:
         reported = tok.head.dep_ == "ccomp" and tok.head.head.dep_ == "ROOT"
@@ -69,11 +74,8 @@ def about_keys(claim: str) -> frozenset[str]:
 def subject_of(sentence: str) -> str:
     """The words of ``sentence``'s subject (the main verb's subject with all it governs), or the
     whole sentence when the parse finds none (a fragment, a table row), or without spaCy."""
-    try:
-        from gechat.graph.fast import load_spacy
-
-        doc = load_spacy()(sentence)
-    except Exception:  # spaCy's model missing or broken: the whole sentence
+    doc = _parse(sentence)
+    if doc is None:  # spaCy's model missing or broken: the whole sentence
         return sentence
     for tok in doc:
         if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.dep_ == "ROOT":

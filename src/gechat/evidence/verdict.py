@@ -41,9 +41,10 @@ class Verdicts:
                 continue
             if state.probs is not None and len(state.candidates):
                 contra = state.probs[:, CONTRADICTION].astype(np.float64)
-                if self.overlap:
+                if self.overlap:  # read only what could contradict: the check parses sentences
                     shares = _sharing(state.claim)
-                    contra = np.where([shares(s) for s in state.candidates], contra, -1.0)
+                    contra = np.where([c >= ctx.contradicted and shares(s)
+                                       for c, s in zip(contra, state.candidates, strict=True)], contra, -1.0)
                 contra = np.where(off_topic_figures(state), -1.0, contra)
                 worst = int(np.argmax(contra))
                 # the model reads a row by its digits: "Net income ... basic | 2018: 9.09"
