@@ -14,6 +14,7 @@ check (``holds``), a pronoun to the headings; without spaCy no claim has a subje
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -32,20 +33,32 @@ def _parse(text: str) -> Any:
         return None
 
 
+def _subjects(text: str, *, reported: bool = False) -> Iterator[Any]:
+    """The subjects of ``text``'s main verb, in order (with ``reported``, also those of the
+    clause it reports: "The excerpt states that ..."); none without spaCy."""
+    doc = _parse(text)
+    for tok in doc if doc is not None else ():
+        head = tok.head
+        if tok.dep_ in ("nsubj", "nsubjpass") and (
+                head.dep_ == "ROOT" or (reported and head.dep_ == "ccomp" and head.head.dep_ == "ROOT")):
+            yield tok
+
+
+def _keys(tok: Any, pos: tuple[str, ...]) -> frozenset[str]:
+    """The content keys of ``tok`` with its compounds of the parts of speech ``pos``, words
+    about documents aside."""
+    words = [c.text for c in tok.children if c.dep_ == "compound" and c.pos_ in pos] + [tok.text]
+    return frozenset(content_keys(" ".join(words)) - META)
+
+
 @lru_cache(maxsize=4096)
 def subject_keys(claim: str) -> frozenset[str]:
     """The content keys of the common-noun subject of ``claim``'s main verb (with its compound
     nouns: "service credit"), or none."""
-    doc = _parse(claim)
-    if doc is None:  # spaCy's model missing or broken: no subject, no rule
+    tok = next(_subjects(claim), None)
+    if tok is None or tok.pos_ != "NOUN" or tok.ent_type_:
         return frozenset()
-    for tok in doc:
-        if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.dep_ == "ROOT":
-            if tok.pos_ != "NOUN" or tok.ent_type_:
-                return frozenset()
-            words = [c.text for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN"] + [tok.text]
-            return frozenset(content_keys(" ".join(words)) - META)
-    return frozenset()
+    return _keys(tok, ("NOUN",))
 
 
 @lru_cache(maxsize=4096)
@@ -54,18 +67,10 @@ def about_keys(claim: str) -> frozenset[str]:
     subject of its main verb with its compounds ("Henry Roth", "service credit"); when that is a
     word about documents ("The excerpt states that ..."), the subject of the clause it reports.
     None for a pronoun, or without spaCy."""
-    doc = _parse(claim)
-    if doc is None:  # spaCy's model missing or broken: no subject, no rule
-        return frozenset()
-    for tok in doc:
-        reported = tok.head.dep_ == "ccomp" and tok.head.head.dep_ == "ROOT"
-        if tok.dep_ not in ("nsubj", "nsubjpass") or not (tok.head.dep_ == "ROOT" or reported):
-            continue
+    for tok in _subjects(claim, reported=True):
         if tok.pos_ not in ("NOUN", "PROPN"):
             return frozenset()
-        words = [c.text for c in tok.children if c.dep_ == "compound" and c.pos_ in ("NOUN", "PROPN")] + [tok.text]
-        keys = frozenset(content_keys(" ".join(words)) - META)
-        if keys:
+        if keys := _keys(tok, ("NOUN", "PROPN")):
             return keys
     return frozenset()
 
@@ -74,13 +79,8 @@ def about_keys(claim: str) -> frozenset[str]:
 def subject_of(sentence: str) -> str:
     """The words of ``sentence``'s subject (the main verb's subject with all it governs), or the
     whole sentence when the parse finds none (a fragment, a table row), or without spaCy."""
-    doc = _parse(sentence)
-    if doc is None:  # spaCy's model missing or broken: the whole sentence
-        return sentence
-    for tok in doc:
-        if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.dep_ == "ROOT":
-            return " ".join(t.text for t in tok.subtree)
-    return sentence
+    tok = next(_subjects(sentence), None)
+    return sentence if tok is None else " ".join(t.text for t in tok.subtree)
 
 
 def speaks_of(claim: str, text: str) -> bool:

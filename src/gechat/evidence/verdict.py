@@ -77,7 +77,8 @@ def _sharing(claim: ClaimInput) -> Callable[[Sentence], bool]:
     "Steven Spielberg directed Revolver" asked who directed Revolver. The claim's words are read once."""
     said = claim.answer()
     about = about_keys(said)
-    asked = [g for g in name_groups(said) if g <= frozenset(words(claim.given))]
+    question = frozenset(words(claim.given))
+    asked = [g for g in name_groups(said) if g <= question]
     keys = content_keys(claim.text) - META
     names = name_words(claim.text) - number_keys(claim.text)
 
@@ -90,6 +91,7 @@ def _sharing(claim: ClaimInput) -> Callable[[Sentence], bool]:
         if names and not names & frozenset(words(read)):
             return False
         topic = f"{heading} {subject_of(s.text)}"
-        return about <= content_keys(topic) or any(g <= frozenset(words(topic)) for g in asked)
+        named = frozenset(words(topic))
+        return about <= content_keys(topic) or any(g <= named for g in asked)
 
     return shares
