@@ -1,7 +1,7 @@
 """Fine-tune TrustfulLLM's dual decoder and save its adapter.
 
     python training/train_trustful.py --out runs/trustful --max-minutes 40          # this CPU
-    python training/train_trustful.py --out runs/trustful --device cuda --bf16 --steps 1500 --batch 16
+    python training/train_trustful.py --out runs/trustful --device cuda --steps 1500 --batch 16
     python training/train_trustful.py --out runs/trustful --resume                  # go on after a stop
 
 The run folder (``--run-dir``, default OUT/run) holds the checkpoint, ``run_log.jsonl`` (loss
@@ -26,11 +26,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", default="qwen2.5-coder-0.5b", help="packaged model, .gguf file or HF folder")
     ap.add_argument("--models-dir", type=Path, help="where packaged models live (default: gechat's)")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
-    ap.add_argument("--bf16", action="store_true", help="bfloat16 autocast (for GPUs)")
+    ap.add_argument("--bf16", action="store_true",
+                    help="bfloat16 autocast (faster; an H200 run with it turned to NaN, fp32 + TF32 did not)")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--lr", type=float, default=2e-4, help="LoRA learning rate")
     ap.add_argument("--block-lr", type=float, default=1e-3, help="cross-attention learning rate")
+    ap.add_argument("--warmup", type=int, default=10, help="steps of linear learning-rate warm-up")
+    ap.add_argument("--inner", type=int, default=256, help="cross-attention width")
+    ap.add_argument("--heads", type=int, default=4, help="cross-attention heads")
+    ap.add_argument("--max-context-tokens", type=int, default=384, help="guided context cut at this length")
     ap.add_argument("--noise", type=float, default=1.0, help="noise passages per gold passage (0: none)")
     ap.add_argument("--prompt-context", type=float, default=0.5,
                     help="share of examples whose prompt also holds the passages")
@@ -49,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     from gechat.settings import Settings
+    from gechat.trustful.load import AdapterConfig
     from gechat.trustful.train import TrainConfig, train
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
@@ -59,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
                       bf16=args.bf16, steps=args.steps, batch=args.batch, lr=args.lr,
                       block_lr=args.block_lr, noise=args.noise, prompt_context=args.prompt_context,
                       grad_through_context=args.grad_through_context, max_minutes=args.max_minutes,
-                      checkpoint_every=args.checkpoint_every, seed=args.seed, limit=args.limit)
+                      checkpoint_every=args.checkpoint_every, seed=args.seed, limit=args.limit,
+                      warmup=args.warmup, max_context_tokens=args.max_context_tokens,
+                      adapter=AdapterConfig(inner=args.inner, heads=args.heads))
     if args.data_root:
         cfg.data_root = args.data_root
     cfg.tokenizer = args.tokenizer

@@ -40,6 +40,17 @@ def test_untrained_blocks_leave_the_decoder_unchanged(model: DualDecoder) -> Non
     assert torch.equal(plain, guided)
 
 
+def test_untrained_blocks_learn_from_the_first_step(model: DualDecoder) -> None:
+    """The output projection starts at zero with the gate open, so the first loss already
+    reaches the block's output projection (a closed gate would only move the gate itself)."""
+    model.train()
+    out = model(_ids(2, 6), guide=model.encode(_ids(1, 8)), labels=_ids(2, 6))
+    out.loss.backward()
+    for block in model.blocks.values():
+        assert float(torch.tanh(block.gate)) > 0.5
+        assert block.o.weight.grad is not None and float(block.o.weight.grad.abs().sum()) > 0
+
+
 def test_cross_attention_reads_the_context_pass_states(model: DualDecoder) -> None:
     context = _ids(1, 8)
     guide = model.encode(context)

@@ -37,5 +37,7 @@ def tiny_lm(vocab: int, seed: int = 0, layers: int = 4) -> Any:
 
 
 def open_gates(model: Any, value: float = 0.8) -> None:
+    """Blocks as after some training: a gate and an output projection that are not zero."""
     for block in model.blocks.values():
         torch.nn.init.constant_(block.gate, value)
+        torch.nn.init.normal_(block.o.weight, std=0.2)

@@ -23,10 +23,11 @@ class RMSNorm(nn.Module):
 class CrossAttention(nn.Module):
     """CROSSATTN(H_p, H_g): the prompt's hidden states ask, the guided context's answer.
 
-    Added to the residual stream through ``tanh(gate)``, and the gate starts at zero, so an
-    untrained block leaves the decoder exactly as it was; training opens it as far as the
-    context helps. The attention is narrower than the decoder (``inner``) to keep the adapter
-    small enough to ship."""
+    Added to the residual stream through ``tanh(gate)``. The output projection starts at zero
+    (the gate open), so an untrained block leaves the decoder exactly as it was, yet the first
+    steps already move it: a closed scalar gate opens slowly under Adam (at most about lr per
+    step), which kept a CPU run's blocks nearly shut. The attention is narrower than the
+    decoder (``inner``) to keep the adapter small enough to ship."""
 
     def __init__(self, hidden: int, inner: int = 256, heads: int = 4) -> None:
         super().__init__()
@@ -38,7 +39,8 @@ class CrossAttention(nn.Module):
         self.k = nn.Linear(hidden, inner, bias=False)
         self.v = nn.Linear(hidden, inner, bias=False)
         self.o = nn.Linear(inner, hidden, bias=False)
-        self.gate = nn.Parameter(torch.zeros(1))
+        nn.init.zeros_(self.o.weight)
+        self.gate = nn.Parameter(torch.ones(1))
 
     def forward(self, x: torch.Tensor, ctx: torch.Tensor, ctx_mask: torch.Tensor) -> torch.Tensor:
         """x: (B, T, H) prompt states; ctx: (B, S, H) context states; ctx_mask: (B, S) bool,

@@ -86,7 +86,7 @@ def with_lora(lm: Any, cfg: AdapterConfig) -> Any:
 
 
 def build(lm: Any, cfg: AdapterConfig) -> DualDecoder:
-    """A fresh trainable dual decoder: LoRA at zero, cross-attention gates closed."""
+    """A fresh trainable dual decoder: LoRA and the blocks' output projections at zero."""
     return DualDecoder(with_lora(lm, cfg), cfg.layers, inner=cfg.inner, heads=cfg.heads)
 
 

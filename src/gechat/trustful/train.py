@@ -145,6 +145,10 @@ def train(cfg: TrainConfig, *, resume: bool = False, lm_and_tok: tuple[Any, Any]
           progress: Callable[[int, int, float], None] | None = None) -> dict[str, Any]:
     """Train (or go on training) and save the adapter to ``cfg.out``; the run's summary."""
     torch.manual_seed(cfg.seed)
+    if cfg.device.startswith("cuda") and not cfg.bf16:
+        # fp32 weights with TF32 matrix products: bf16 autocast turned an H200 run to NaN
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     cfg.run_dir.mkdir(parents=True, exist_ok=True)
     examples = data.training_set(cfg.data_root)[:cfg.limit]
     lm, tok = lm_and_tok or load_base(cfg.base, cfg.models_dir, tokenizer=cfg.tokenizer)
