@@ -214,7 +214,7 @@ _META_TEXT = (
     "explicitly specifically indicate indicates indicated show shows shown describe describes "
     "described refer refers referred note notes noted find found look looking read reading based "
     "therefore thus hence also above below following first second third last previous next here "
-    "relevant explicit specific part point step steps reasoning conclude determine identify need "
+    "relevant most explicit specific part point step steps reasoning conclude determine identify need "
     "needed know known tell tells told check checked see seen directly not no yes only just "
     "answered answering asked question's correct correctly "
     # how it is written: "The information is presented in a straightforward manner, without

@@ -225,3 +225,52 @@ def test_a_sentence_that_ties_the_set_to_the_question_subject_is_needed() -> Non
               for named in (False, True)}
     assert picked[False] == [term, other]  # the hop is read as a passenger: the term entails nearly as much
     assert picked[True] == [term, hop]
+
+
+def test_a_sentence_that_only_states_the_name_its_partners_headings_hold_does_not_replace_a_single() -> None:
+    # every sentence of 3M's 10-K sits under its title: the figure's sentence is about 3M
+    # already, and a sentence that states "3M" beside it is a passenger the model happens to like
+    title = "10-K - 02/07/2019 - 3M Company > PART II"
+    pool = _paragraphs(("3M's strong balance sheet and liquidity provide the Company with flexibility.", title),
+                       ("Research, development and related expenses totaled $1.821 billion in 2018.", title))
+    passenger, figure = (s.text for s in pool.sentences)
+    table = {figure: (0.87, 0.0), f"{passenger} {figure}": (0.93, 0.0)}
+    q = "How much did 3M spend on research and development in 2018?"
+    claim = ClaimInput(text=f'The answer to the question "{q}" is: $1.821 billion', source="answer", given=q)
+    assert _set_evidence(table, pool, claim, SentenceSets(top=3, gain=0.1, named=True)) == [figure]
+    # without the title, the sentence that names 3M still ties the figure to the question
+    bare = _paragraphs(*((s.text, "PART II") for s in pool.sentences))
+    assert _set_evidence(table, bare, claim, SentenceSets(top=3, gain=0.1, named=True)) == [passenger, figure]
+
+
+def test_a_set_of_two_facts_needs_two_things_the_question_names_not_a_year_and_a_heading_word() -> None:
+    from gechat.evidence.sets import linked
+
+    rd, capex = _paragraphs(
+        ("Research, development and related expenses totaled $1.821 billion in 2018.", "10-K 3M Company > PART I"),
+        ("The Company expects 2019 capital spending to be about $1.7 billion as 3M continues to invest.",
+         "10-K 3M Company > PART II")).sentences
+    anchor = frozenset({"3", "2018"})  # "3M" and "2018" of the question, as name words
+    # "PART I" and "PART II" share a word but are two headings: no tie; 2018 is no thing named
+    assert not linked(anchor, [rd, capex])
+    # the same heading ties them; so does a name of one in the other
+    assert linked(anchor, [rd, capex.model_copy(update={"context": "10-K 3M Company > PART I"})])
+    assert linked(frozenset({"3"}), [rd.model_copy(update={"text": rd.text + " 3M spent it."}), capex])
+
+
+def test_a_set_replaces_a_passing_single_for_entailing_more_only_when_it_holds_it() -> None:
+    pool = _paragraphs(("The effective tax rate for 2018 was 23.4 percent.", "Note 10"),
+                       ("Excluding the measurement period adjustment, the rate was 20.1 percent in 2018.", "MD&A"),
+                       ("Effective worldwide tax rate | 23.4 % | 2017: 35.5 %", "Note 10"))
+    rate, adjusted, row = (s.text for s in pool.sentences)
+    q = "What was the effective tax rate in 2018?"
+    claim = ClaimInput(text=f'The answer to the question "{q}" is: 23.4%', source="answer", given=q)
+    # the model likes the adjusted rate beside the row better than the sentence that states it
+    table = {rate: (0.7, 0.0), f"{adjusted} {row}": (0.81, 0.0), adjusted: (0.1, 0.0), row: (0.3, 0.0)}
+    assert _set_evidence(table, pool, claim, SentenceSets(top=3, gain=0.1)) == [rate]
+    # a set that holds the single and entails clearly more tells what the single told in part
+    pool = _paragraphs(("The effective tax rate was 23.4 percent.", "Note 10"),
+                       ("All rates in this note are for 2018.", "Note 10"))
+    part, year = (s.text for s in pool.sentences)
+    table = {part: (0.7, 0.0), year: (0.1, 0.0), f"{part} {year}": (0.85, 0.0)}
+    assert _set_evidence(table, pool, claim, SentenceSets(top=3, gain=0.1)) == [part, year]

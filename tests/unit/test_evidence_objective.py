@@ -235,6 +235,8 @@ def test_set_anchors_pair_only_the_strongest_candidates() -> None:
     ("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS", True), ("First Quarter 2018 Guidance", True),
     ("Costs of Compliance", True), ("Alderson Reporting Company", True), ("Scott Derrickson", True),
     ("AWS | 2017: 4,331", False), ("Tuesday, January 13, 2009", False),
+    # a list item's mark before a title: a rule's paragraph label
+    ("(b) Affected ADs", True), ("(iv) Effective Date", True), ("(b) Sales rose 5%", False),
 ])
 def test_is_heading(text: str, heading: bool) -> None:
     assert is_heading(text) is heading

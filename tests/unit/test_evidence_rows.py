@@ -180,3 +180,26 @@ def test_the_closest_of_an_unsupported_claim_is_the_nearest_to_stating_it() -> N
     for step in (Candidates(60), NliScores()):
         step.run([st], ctx)
     assert not st.passes and st.evidence[0].text == row
+
+
+def test_a_figure_among_unlabelled_figures_is_no_evidence_of_what_it_is() -> None:
+    from gechat.evidence.rows import unlabelled
+    q = "What was 3M's total net sales in 2018?"
+    lost = "Net sales (millions) $ 3,183 $ 2,453 $ 1,577 $ 735 $ (3) $ 7,945"
+    assert unlabelled("3,183 million", q, lost) == ["3,183 million"]
+    assert unlabelled("$7,945 million", q, lost) == ["$7,945 million"]
+    # words between the figures say which is which; years are no figures of a run
+    told = "Research expenses totaled $1.821 billion in 2018, $1.870 billion in 2017 and $1.764 billion in 2016."
+    assert unlabelled("$1.821 billion", q, told) == []
+    assert unlabelled("$3,183", q, "Net sales | 2018: $ 3,183 | 2017: $ 2,453 | 2016: $ 1,577") == []
+    # two figures are not yet a run, and a figure stated elsewhere with its label counts
+    assert unlabelled("$3,183", q, "Net sales $ 3,183 $ 2,453") == []
+    assert unlabelled("$3,183", q, f"{lost} Total net sales were $3,183 million.") == []
+    # the evidence step reads it so, and names the figure as not shown for what it is
+    ctx = context(Scripted({lost: (0.9, 0.02)}), coverage="facts")
+    answer = ClaimInput(text=as_answer_to(q, "3,183 million"), source="answer", given=q)
+    assert not ctx.covers(answer, lost)
+    assert "3,183 million (one of several unlabelled figures)" in ctx.missing(answer, lost)
+    # a step that quotes the run as it stands claims no more than the text says
+    quote = 'The document states that "Net sales (millions) $ 3,183 $ 2,453 $ 1,577 $ 735 $ (3) $ 7,945'
+    assert unlabelled(quote, q, lost) == []

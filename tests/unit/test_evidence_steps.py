@@ -178,16 +178,25 @@ def test_a_contradiction_must_name_what_the_claim_is_about() -> None:
     roth = "Henry Roth was an American novelist and short story writer."
     revolver = "Revolver is a 2005 British crime thriller film directed by Guy Ritchie."
     heinz = "Heinz in the Moon is a 1934 German comedy film directed by Robert A. Stemmle."
-    ctx = context(Scripted({kettle: (0.01, 0.8), roth: (0.01, 0.7), revolver: (0.01, 0.8), heinz: (0.01, 0.8)}))
+    cbi = "CBI is commercial or financial information that is treated as private by its owner."
+    fee = "The Federal fee for sending comments by mail is $5."
+    ctx = context(Scripted({kettle: (0.01, 0.8), roth: (0.01, 0.7), revolver: (0.01, 0.8), heinz: (0.01, 0.8),
+                            cbi: (0.03, 0.62), fee: (0.01, 0.7)}))
+    steps = "The document provides instructions for sending comments, including the Federal Portal, fax, and mail."
     cases = (("Malibu Express is directed by Lee Sholem.", "", kettle, "unsupported"),
              # named in passing: the sentence is about the film, not about its director
              ("Robert A. Stemmle died in 1967.", "", heinz, "unsupported"),
              ("Henry Roth was from England.", "", roth, "contradicted"),
              # the wrong answer is the subject; the film the question names is what it is about
              ("Steven Spielberg directed Revolver.", "Who directed Revolver?", revolver, "contradicted"),
-             ("Steven Spielberg directed Revolver.", "", revolver, "unsupported"))
+             ("Steven Spielberg directed Revolver.", "", revolver, "unsupported"),
+             # a claim about the document names what it is about nowhere: a candidate must
+             # state one of its names
+             (steps, "How can comments be sent?", cbi, "unsupported"),
+             (steps, "How can comments be sent?", fee, "contradicted"))
     for claim, question, premise, verdict in cases:
         ctx.pool = EvidencePool.from_texts([premise])
+        ctx.pool.sentences[0].context = "Proposed Rules Federal Register"  # names "Federal"
         st = ClaimState(claim=ClaimInput(text=claim, source="answer", given=question))
         Candidates(60).run([st], ctx)
         NliScores().run([st], ctx)
@@ -232,6 +241,16 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert not states_no_fact("This answers the question: the cap is $1.2 million.", "What is the cap on liability?")
     assert states_no_fact("This information is directly provided in the text, making it a straightforward "
                           "answer to the question.", q)
+    # what the documents hold information about is where something is, not what it is
+    rd = "How much did 3M spend on research and development in 2018?"
+    assert states_no_fact("The other excerpts provide additional information about research and development "
+                          "expenses, but do not answer the specific question asked.", rd)
+    assert states_no_fact("This information is directly provided in the first excerpt, which is the most "
+                          "relevant to the question.", rd)
+    assert states_no_fact("The document provides sales data for each business segment in 2018.",
+                          "Which business segment had the largest net sales in 2018?")
+    assert not states_no_fact("The excerpts provide data for 2017 and 2019.", rd)
+    assert not states_no_fact("The table shows that research and development expenses were $1.8 billion.", rd)
     ctx = context(Scripted({}))
     sts = [ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="thought", given=q)),
            ClaimState(claim=ClaimInput(text="This is stated in the abstract.", source="answer", given=q))]

@@ -26,6 +26,17 @@ def nearest_heading(context: str) -> str:
     return context.rpartition(SEPARATOR)[2]
 
 
+def shared_path(a: str, b: str) -> str:
+    """The headings two heading paths open with alike: what both sentences sit under (a
+    document's title, its part), so what both are about."""
+    common = []
+    for x, y in zip(a.split(SEPARATOR), b.split(SEPARATOR), strict=False):
+        if x != y:
+            break
+        common.append(x)
+    return SEPARATOR.join(common)
+
+
 def clean_heading(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 

@@ -17,8 +17,9 @@ from gechat.types import Chunk, Claim, Evidence, Sentence
 # A section heading: "1 Introduction", "3.2 Related Work" (a number, then up to six words)
 # or one capitalised word alone ("Abstract"), with no end punctuation.
 _HEADING = re.compile(r"(?:\d{1,2}(?:\.\d{1,2})*\.?\s+)?[A-Z][A-Za-z-]*(?:\s+[A-Za-z][A-Za-z-]*){0,5}")
-# a word of a title-case line: capitalised, a number, or one of the small words titles keep lower-case
-_TITLE_WORD = re.compile(r"[A-Z][\w'’&.-]*|\d[\d,.]*|of|and|the|to|in|for|on|at|by|or|an?|&|[-–—]")
+# a word of a title-case line: capitalised, a number, one of the small words titles keep
+# lower-case, or the mark of a list item ("(b) Affected ADs", a rule's paragraph label)
+_TITLE_WORD = re.compile(r"[A-Z][\w'’&.-]*|\d[\d,.]*|of|and|the|to|in|for|on|at|by|or|an?|&|[-–—]|\(?[a-z\d]{1,4}\)")
 
 
 def is_heading(text: str) -> bool:

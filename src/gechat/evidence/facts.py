@@ -38,10 +38,20 @@ _ANSWERS = re.compile(r"^\W*(?:this|that|it|these)\b[^.;:]{0,40}?\b(?:answers|ad
                       r"(?:the|this|your|our)\s+question\b", re.IGNORECASE)
 
 
+# a step about what the documents hold: "The other excerpts provide additional information
+# about research and development expenses", "The document provides sales data for each
+# segment" (what it is about, not what it says; "The table shows that ..." states a fact)
+_HOLDS = re.compile(r"^\W*+(?:[\w']++\s++){0,3}?(?:excerpts?|documents?|text|passages?|sources?|tables?|sections?|"
+                    r"reports?|filings?|paragraphs?|context)\s+(?:also\s+|do(?:es)?\s+not\s+)?(?:provides?|"
+                    r"contains?|gives?|includes?|offers?|presents?|has|have|shows?|lists?)\s+(?:[\w'-]++\s++){0,3}?"
+                    r"(?:information|data|details|figures|numbers|breakdown|overview)\b(?!\s+that\b)", re.IGNORECASE)
+
+
 def states_no_fact(text: str, question: str = "") -> bool:
     """Whether ``text`` says nothing beyond the question but where something is written, or
-    only that it answers the question (no name or number the question lacks)."""
-    if _ANSWERS.match(text) and not fact_keys(text) - fact_keys(question) - META:
+    only that it answers the question or what the documents hold information about (no name
+    or number the question lacks)."""
+    if (_ANSWERS.match(text) or _HOLDS.match(text)) and not fact_keys(text) - fact_keys(question) - META:
         return True
     keys = content_keys(_INTERPRET.sub(" ", LOCATOR.sub(" ", _NAMED_PART.sub(" ", text))))
     return not (keys - content_keys(question) - META)

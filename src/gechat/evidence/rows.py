@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
-from gechat.evidence.values import Quantity, claimed, located, restated, stating
+from gechat.evidence.values import Quantity, agree, claimed, located, restated, stating
 from gechat.lexical import META_WORDS, STOPWORDS, content_keys, fact_keys, number_keys, words
 
 # periods, totals, scale, reading and linking words name no quantity ("the excerpt states",
@@ -115,3 +115,43 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
     values += [replace(v, value=-v.value) for v in values]
     return not any(stating(values, part) for part in rows)
 
+
+
+_LABEL = re.compile(r"[^\W\d_]|:")
+
+
+def unlabelled(answer: str, given: str, text: str, *, run: int = 3) -> list[str]:
+    """The values of ``answer`` (beyond its question ``given``) that ``text`` states only
+    within a run of at least ``run`` figures with no word between them ("Net sales (millions)
+    $ 3,183 $ 2,453 $ 1,577 $ 735 $ (3) $ 7,945": a table whose column headers the page's
+    text lost). Which figure is which, such text does not say, so it is no evidence that the
+    claim's figure is the quantity the claim names: 3M's total net sales were shown
+    *supported* as 3,183 million, the first figure of a run whose total was its last. A claim
+    that quotes the run as it stands says no more than the text does."""
+    values = claimed(answer, given)
+    if not values:
+        return []
+    quoted = {q.key for q, bare in _figures(answer, run) if bare}
+    found = _figures(text, run)
+    out = []
+    for v in values:
+        at = [bare for q, bare in found if q.key == v.key or agree(v, q)]
+        if at and all(at) and v.key not in quoted:
+            out.append(v.text)
+    return out
+
+
+def _figures(text: str, run: int) -> list[tuple[Quantity, bool]]:
+    """The values of ``text`` (years aside), each with whether it stands in a run of at least
+    ``run`` with nothing between them that says which is which: a word, a cell's "label:", a
+    year."""
+    spans = located(text)
+    out: list[tuple[Quantity, bool]] = []
+    current: list[Quantity] = []
+    for i, (a, _, q) in enumerate([*spans, (len(text), len(text), None)]):
+        if q is None or q.kind == "year" or (i and _LABEL.search(text, spans[i - 1][1], a)):
+            out += [(x, len(current) >= run) for x in current]
+            current = []
+        if q is not None and q.kind != "year":
+            current.append(q)
+    return out

@@ -31,8 +31,9 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from gechat.documents.headings import nearest_heading
+from gechat.documents.headings import nearest_heading, shared_path
 from gechat.evidence.base import ClaimInput, says_nothing
+from gechat.evidence.dates import years
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.evidence.subjects import anchored
 from gechat.lexical import META, acronyms, content_keys, name_groups, name_words
@@ -65,11 +66,15 @@ class SentenceSets:
             if state.passes and not can_gain and not self.named:
                 continue
             found = self.best_set(state, ctx)
-            # a set replaces a supporting single only when it entails clearly more or names more
-            # of what the question asks about: the single sentence then told only part of the
-            # claim (one hop of two: "She has been photographed by ... Terry Richardson" for who
-            # is older, she or Terry Richardson)
-            if found and (not state.passes or found[0].p_entail >= p_single + (self.gain or 0.0)
+            # a set replaces a supporting single only when it holds it and entails clearly more,
+            # or names more of what the question asks about: the single sentence then told only
+            # part of the claim (one hop of two: "She has been photographed by ... Terry
+            # Richardson" for who is older, she or Terry Richardson). A set without it is another
+            # reading the model happens to like better: "The effective tax rate for 2018 was
+            # 23.4 percent" (0.70) gave way to an adjusted rate's sentence beside the tax table's
+            # row (0.81)
+            if found and (not state.passes or (found[0].p_entail >= p_single + (self.gain or 0.0)
+                                               and _holds_single(found, state.evidence))
                           or self._about_more(state.claim, found, state.evidence)):
                 state.evidence, state.passes = found, True
 
@@ -79,8 +84,11 @@ class SentenceSets:
         if not self.named:
             return False
         names = name_groups(claim.given or claim.text)
-        return naming(names, [x for e in found for x in e.sentences]) > naming(
-            names, [x for e in single for x in e.sentences])
+        # what the single's headings name, it is about already (a 10-K's title names the
+        # company): a set that only adds a sentence stating that name would show a passenger
+        # ("3M's strong balance sheet ..." beside the row that states the figure)
+        return naming(names, [x for e in found for x in e.sentences], headed=1.0) > naming(
+            names, [x for e in single for x in e.sentences], headed=1.0)
 
     def best_set(self, state: ClaimState, ctx: EvidenceContext) -> list[Evidence] | None:
         """Beam search over sets of 2..max_size sentences. The first level pairs each of the
@@ -204,6 +212,11 @@ class SentenceSets:
         return True
 
 
+def _holds_single(found: list[Evidence], single: list[Evidence]) -> bool:
+    """Whether the set ``found`` holds the sentences of the evidence it would replace."""
+    return {x.id for e in single for x in e.sentences} <= {x.id for e in found for x in e.sentences}
+
+
 def _relevance(state: ClaimState, ctx: EvidenceContext) -> npt.NDArray[np.float64]:
     """P_entail plus cosine to the claim: a hop of a multi-hop claim entails little on its own
     but is close in meaning, so the cosine finds the other hops."""
@@ -220,42 +233,54 @@ def _relevance(state: ClaimState, ctx: EvidenceContext) -> npt.NDArray[np.float6
 
 def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
     """Every sentence of a set tells part of the claim that the others do not: a word of the
-    claim in its text or its own headings that the others' text lacks, and the headings of
-    the others under the same headings ("... semantic features in www.semanticscholar.org"
-    adds nothing to a sentence of the same section under the title "... in Semantic
-    Scholar"). A sentence's own headings count because they say whom its pronouns name:
-    "Born in Pittsburgh, he married Lillian Russell" under "Alexander Moore" is the hop to
-    "Russell was born in Clinton" for the wife of Alexander Moore."""
+    claim in its text or its own headings that the others' text lacks, and the headings it
+    shares with them ("... semantic features in www.semanticscholar.org" adds nothing to a
+    sentence of the same section under the title "... in Semantic Scholar"; "3M's strong
+    balance sheet ..." nothing to a figure of 3M's 10-K, whose title names 3M). A sentence's
+    own headings count because they say whom its pronouns name: "Born in Pittsburgh, he
+    married Lillian Russell" under "Alexander Moore" is the hop to "Russell was born in
+    Clinton" for the wife of Alexander Moore."""
     said = [content_keys(s.text) | acronyms(s.text) for s in sents]
-    heads = [content_keys(s.context) for s in sents]
-    covers = [claim_keys & (said[i] | heads[i]) for i in range(len(sents))]
-    return all(c - frozenset().union(*(said[j] | (heads[j] if sents[j].context == s.context else frozenset())
+    covers = [claim_keys & (said[i] | content_keys(s.context)) for i, s in enumerate(sents)]
+    return all(c - frozenset().union(*(said[j] | content_keys(shared_path(sents[j].context, s.context))
                                        for j in range(len(sents)) if j != i))
                for i, (s, c) in enumerate(zip(sents, covers, strict=True)))
 
 
 def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
-    """Whether a set hangs together. Its sentences tied to each other (a name or number in
-    common, the same nearest heading's words, the same chunk), one of them holding a name or
+    """Whether a set hangs together. Its sentences tied to each other (a name or number of one
+    in the other or its nearest heading, the same nearest heading, the same chunk), one of them holding a name or
     number of what the claim is asked about (``anchor``), in its text or anywhere in its
     heading path, the document's title included; or each group of tied sentences holding one
-    in its text or nearest heading: two facts about two things the question names. Ties use
-    the nearest heading only, since every sentence of a document shares the title. With no
-    anchor (a question without names) the sentences need only be tied."""
-    names = [name_words(s.text) | name_words(nearest_heading(s.context)) for s in sents]
+    in its text or nearest heading: two facts about two things the question names (a year is
+    no thing: "Research, development and related expenses totaled $1.821 billion in 2018"
+    and "The Company expects 2019 capital spending to be ..." as 3M's R&D spending in 2018 are
+    two facts of 3M's 10-K, one of them about something else). Ties use the nearest heading
+    only, since every sentence of a document shares the title. With no anchor (a question
+    without names) the sentences need only be tied."""
+    said = [name_words(s.text) for s in sents]
+    heads = [nearest_heading(s.context) for s in sents]
+    names = [said[i] | name_words(heads[i]) for i in range(len(sents))]
+
+    def tied(i: int, j: int) -> bool:
+        # two headings tie only when they are one: "PART I" and "PART II" share a word
+        return bool(said[i] & names[j] or said[j] & names[i]) or sents[i].chunk_id == sents[j].chunk_id \
+            or (bool(heads[i]) and heads[i] == heads[j])
+
     group = list(range(len(sents)))  # each sentence's group: the smallest index it is tied to
     changed = True
     while changed:
         changed = False
         for i in range(len(sents)):
             for j in range(i + 1, len(sents)):
-                if group[i] != group[j] and (names[i] & names[j] or sents[i].chunk_id == sents[j].chunk_id):
+                if group[i] != group[j] and tied(i, j):
                     group[i] = group[j] = min(group[i], group[j])
                     changed = True
     groups = [[i for i in range(len(sents)) if group[i] == g] for g in set(group)]
     if len(groups) == 1:
         return not anchor or any((names[i] | name_words(s.context)) & anchor for i, s in enumerate(sents))
-    return bool(anchor) and all(any(names[i] & anchor for i in members) for members in groups)
+    things = anchor - years(" ".join(anchor))
+    return bool(things) and all(any(names[i] & things for i in members) for members in groups)
 
 
 def bridges(anchors: list[Sentence], cands: list[Sentence], claim_names: frozenset[str], names: Names,
@@ -276,20 +301,22 @@ def bridges(anchors: list[Sentence], cands: list[Sentence], claim_names: frozens
     return out
 
 
-def naming(names: Names, sents: list[Sentence]) -> float:
+def naming(names: Names, sents: list[Sentence], *, headed: float = 0.5) -> float:
     """How much of what the question names (``names``: its ``name_groups``) the sentences are
     about, as a share of the names' words, each name read in one sentence (the one that
     holds most of it: "Kasper Hvidt" holds half of "Kasper Schmeichel", "Kasper Peter
     Schmeichel" all of it). A word counts 1 where that sentence states it under a heading
     that names it too ("Local H is an American rock band" in "Local H"); 1/2 where it is
     only stated in passing ("... with national acts including Local H" in "For Against") or
-    only named by the headings (a heading says what a sentence is about, not that it states it)."""
+    only named by the headings (a heading says what a sentence is about, not that it states
+    it), or ``headed`` for the latter where what a sentence is about is what counts."""
     if not names:
         return 0.0
     # a sentence that opens with a pronoun states what its nearest heading names
     held = [(name_words(s.text) | (name_words(nearest_heading(s.context)) if leans_back(s.text)
                                    else frozenset()), name_words(s.context)) for s in sents]
-    return sum(max(len(g & text & head) + 0.5 * len(g & (text | head) - (text & head)) for text, head in held)
+    return sum(max(len(g & text & head) + 0.5 * len(g & text - head) + headed * len(g & head - text)
+                   for text, head in held)
                for g in names) / sum(len(g) for g in names)
 
 

@@ -24,7 +24,7 @@ from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.dates import unnamed_years
 from gechat.evidence.lengths import LenNorm
-from gechat.evidence.rows import figureless, unbound
+from gechat.evidence.rows import figureless, unbound, unlabelled
 from gechat.evidence.values import agreeing_keys, another_period, in_its_terms, mistyped, unshown
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
@@ -118,6 +118,8 @@ class EvidenceContext:
             lacking += sorted(self._another_period(claim, text) - set(lacking))
             lacking += sorted(unnamed_years(claim.answer(), f"{context} {text}") - set(lacking))
             lacking += [v for v in unshown(claim.answer(), claim.given, text) if v not in lacking]
+            for v in unlabelled(claim.answer(), claim.given, text):  # said once, with why
+                lacking = [w for w in lacking if w != v] + [f"{v} (one of several unlabelled figures)"]
         return lacking
 
     def passage(self, sents: list[Sentence], claim: ClaimInput | None = None, *, rows: bool = True) -> str:
@@ -177,7 +179,7 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
         unnamed_years(answer, f"{context} {text}") or unshown(answer, given, text)
         or mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
-        or figureless(claim.text, text, answer=answer, given=given))
+        or figureless(claim.text, text, answer=answer, given=given) or unlabelled(answer, given, text))
 
 
 def in_context(claim: ClaimInput | None, text: str, context: str, mode: Headings = "claim", *,

@@ -19,7 +19,7 @@ import numpy as np
 
 from gechat.documents.headings import nearest_heading
 from gechat.documents.tables import row_label
-from gechat.evidence.base import ClaimInput
+from gechat.evidence.base import ClaimInput, fragment_of
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
 from gechat.evidence.subjects import about_keys, subject_of
@@ -81,9 +81,14 @@ def _sharing(claim: ClaimInput) -> Callable[[Sentence], bool]:
     asked = [g for g in name_groups(said) if g <= question]
     keys = content_keys(claim.text) - META
     names = name_words(claim.text) - number_keys(claim.text)
+    # a sentence whose subject is a pronoun or the document ("The document provides specific
+    # instructions for sending comments, including ... fax, and mail") names what it is about
+    # nowhere: only a candidate that states one of its names speaks of the same thing (a
+    # definition of confidential business information had "contradicted" that step at 0.62)
+    unsaid = not about and not asked and fragment_of(claim.given, claim.text) is None
 
     def shares(s: Sentence) -> bool:
-        if not keys & content_keys(s.text):
+        if not keys & content_keys(s.text) or (unsaid and not names & frozenset(words(s.text))):
             return False
         # the nearest heading, not the title above it: every sentence of a paper sits under its name
         heading = nearest_heading(s.context)
