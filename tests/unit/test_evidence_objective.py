@@ -237,6 +237,7 @@ def test_set_anchors_pair_only_the_strongest_candidates() -> None:
     ("AWS | 2017: 4,331", False), ("Tuesday, January 13, 2009", False),
     # a list item's mark before a title: a rule's paragraph label
     ("(b) Affected ADs", True), ("(iv) Effective Date", True), ("(b) Sales rose 5%", False),
+    ("Petitioner :", True), ("Revenue : $5 million", False),
 ])
 def test_is_heading(text: str, heading: bool) -> None:
     assert is_heading(text) is heading

@@ -27,7 +27,8 @@ def is_heading(text: str) -> bool:
     yet the cross-encoder gives it a weak P_entail for claims about the document itself ("the
     introduction says ..."), enough to pass the threshold; so headings are never evidence
     candidates."""
-    t = text.strip().removesuffix(":")  # a label ("APPEARANCES:", "NOTES:") is one too
+    # a label ("APPEARANCES:", "NOTES:", a transcript caption's "Petitioner :") is one too
+    t = text.strip().removesuffix(":").rstrip()
     if _HEADING.fullmatch(t) and (t[0].isdigit() or len(t.split()) == 1):
         return True
     # a line in capitals or title case, short and unpunctuated, is a heading, a label or a name
