@@ -116,7 +116,6 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
     return not any(stating(values, part) for part in rows)
 
 
-
 _LABEL = re.compile(r"[^\W\d_]|:")
 
 

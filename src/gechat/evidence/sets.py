@@ -249,10 +249,11 @@ def contributes(claim_keys: frozenset[str], sents: list[Sentence]) -> bool:
 
 def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     """Whether a set hangs together. Its sentences tied to each other (a name or number of one
-    in the other or its nearest heading, the same nearest heading, the same chunk), one of them holding a name or
-    number of what the claim is asked about (``anchor``), in its text or anywhere in its
-    heading path, the document's title included; or each group of tied sentences holding one
-    in its text or nearest heading: two facts about two things the question names (a year is
+    in the other or its nearest heading, the same nearest heading, the same chunk), one of
+    them holding a name or number of what the claim is asked about (``anchor``), in its text
+    or anywhere in its heading path, the document's title included; or each group of tied
+    sentences holding one in its text or nearest heading: two facts about two things the
+    question names (a year is
     no thing: "Research, development and related expenses totaled $1.821 billion in 2018"
     and "The Company expects 2019 capital spending to be ..." as 3M's R&D spending in 2018 are
     two facts of 3M's 10-K, one of them about something else). Ties use the nearest heading
