@@ -116,7 +116,7 @@ def ask(
         help="Its model: onnx a directory, llm a GGUF or packaged name, hf a path or id")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", help="Chunks given to the LLM")] = None,
     retriever: Annotated[str | None, typer.Option(
-        help="Retrieval: vector (default), bm25, fused, mixed, graph (GE-Chat sub-graph search), hybrid "
+        help="Retrieval: fused (default: vector + bm25), vector, bm25, mixed, graph (GE-Chat sub-graph search), hybrid "
         "(vector + graph), scopecoe (the fewest candidates that cover the question's Chain-of-Evidence "
         "features; says which)")] = None,
     ground_thoughts: Annotated[bool | None, typer.Option(

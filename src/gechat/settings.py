@@ -108,11 +108,11 @@ class Settings(BaseSettings):
     graph_decay: float = 0.5
 
     # retrieval: vector, bm25, fused (vector + bm25), mixed, graph or hybrid (vector + graph).
-    # fused found more gold sentences on dev questions (HotpotQA recall@10 0.678 -> 0.800) but
-    # put the demo PDF's answer ("more than 280M nodes") fourth; mixed keeps it first and finds
-    # 0.843, but on the FinanceBench dev filings finds a gold page among 3 chunks for 0.263 of
-    # the questions against vector's 0.368 (docs/benchmarks.md): vector stays
-    retriever: str = "vector"
+    # fused (weighted rank fusion, the two nearest chunks in meaning kept first) finds a gold page
+    # among 3 / 5 / 10 chunks of the FinanceBench dev filings as often as vector (0.474 / 0.526
+    # / 0.632) and more gold sentences on the dev questions (HotpotQA recall@10 0.678 -> 0.791,
+    # 2Wiki 0.651 -> 0.680); docs/benchmarks.md
+    retriever: str = "fused"
     top_k_chunks: int = 3
     # vector retrieval: where a capitalised word of the question (a company, a party, a
     # product) is in more than this share of a document's chunks, that document's chunks are

@@ -59,3 +59,30 @@ def test_mixed_keeps_the_vectors_first_places_and_adds_what_only_the_words_find(
     assert [i for i, _ in only_meaning.rank_sentences("q", 3)] == [1, 2, 3]
     assert [s for _, s in r.rank_sentences("q", 3)] == [1.0, 0.5, 1 / 3]
     assert [i for i, _ in r.rank_sentences("q", 1)] == [1]
+
+
+def test_fused_keeps_the_vectors_first_places_and_lets_the_words_rerank_the_rest() -> None:
+    from gechat.retrieve.lexical import FusedRetriever
+
+    # sentences: the vectors' ranking as is (chunks would discount a document's common names)
+    r = FusedRetriever(_Ranked([1, 2, 3, 4, 5], [5, 4, 9]), HashingEmbedder())  # type: ignore[arg-type]
+    ranked = [i for i, _ in r.rank_sentences("q", 6)]
+    assert ranked[:2] == [1, 2]  # the words find 5 and 4 first, yet the nearest two stay
+    assert ranked[2:4] == [5, 4]  # both rankings hold them: they pass 3, which only the vectors hold
+    assert ranked[4:] == [3, 9]  # a hit only the words find enters, below the vectors' own third
+    assert [s for _, s in r.rank_sentences("q", 3)] == [1.0, 0.5, 1 / 3]
+    assert [i for i, _ in FusedRetriever(_Ranked([], [7, 8]), HashingEmbedder()).rank_sentences(  # type: ignore[arg-type]
+        "q", 2)] == [7, 8]
+
+
+def test_rrf_weights_and_constant() -> None:
+    fused = rrf([(1, 0.0)], [(2, 0.0)], weights=(1.0, 0.5), k=5)
+    assert fused == [(1, 1 / 6), (2, 0.5 / 6)]
+
+
+def test_a_period_glued_to_its_year_brings_the_year() -> None:
+    from gechat.store.lexical import query_words
+
+    assert query_words("What was FY2018 capex, and in Q3 2019 or H12020?") == [
+        "fy2018", "2018", "capex", "q3", "2019", "h12020", "2020"]
+    assert query_words("the fy18 figure") == ["fy18", "figure"]  # no four-digit year to bring

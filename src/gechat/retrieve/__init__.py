@@ -1,7 +1,7 @@
-"""Retrieval strategies, chosen by ``Settings.retriever``: vector, bm25, fused (vector + bm25
-by reciprocal rank), mixed (the vectors' first places, then bm25's), graph, hybrid (vector +
-graph), scopecoe (the minimal set of another strategy's candidates that covers the question's
-Chain-of-Evidence features)."""
+"""Retrieval strategies, chosen by ``Settings.retriever``: vector, bm25, fused (the default:
+vector + bm25 by weighted reciprocal rank), mixed (the vectors' first places, then bm25's),
+graph, hybrid (vector + graph), scopecoe (the minimal set of another strategy's candidates
+that covers the question's Chain-of-Evidence features)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _bm25(settings: Settings, **deps: Any) -> Retriever:
 def _fused(settings: Settings, **deps: Any) -> Retriever:
     from gechat.retrieve.lexical import FusedRetriever
 
-    return FusedRetriever(deps["store"], deps["embedder"])
+    return FusedRetriever(deps["store"], deps["embedder"], name_share=settings.common_name_share)
 
 
 @RETRIEVERS.register("mixed")

@@ -1,10 +1,16 @@
 """Word retrieval (BM25 over the FTS5 index) and its fusion with the vectors.
 
-``fused`` ranks by reciprocal rank fusion: each chunk scores sum(1 / (RRF_K + rank)) over the
-vector ranking and the BM25 ranking, each ``depth`` deep. Ranks, not scores, are fused, since
-a cosine and a BM25 score are on no common scale; a chunk both find comes first, and a chunk
-only one finds still competes (a table row named by its line item, a paragraph that says the
-same in other words).
+``fused`` (the default) ranks by weighted reciprocal rank fusion: each chunk scores
+sum(w / (FUSED_K + rank)) over the vector ranking (w = 1, the question's names common in a
+document discounted as in ``vector``) and the BM25 ranking (w = ``LEXICAL_WEIGHT``), each
+``depth`` deep; the two chunks nearest in meaning keep the first two places. Ranks, not
+scores, are fused, since a cosine and a BM25 score are on no common scale. With a small
+constant and half weight the words mostly re-order what the vectors found (a chunk both find
+rises), and a chunk only the words find (a table row named by its line item and year) enters
+lower down. Equal weights and the usual constant of 60 let chunks that merely repeat the
+question's words push the answer out of the first places (a paper's "nodes" paragraphs
+above the one that says how many; an FAA rule's contact and amendment paragraphs above its
+comment deadline); chosen on the dev questions (docs/benchmarks.md).
 
 ``mixed`` keeps the vector ranking's first places and gives the last ``lexical_share`` of the
 ``k`` places to the best BM25 hits the vectors did not rank there. Fusion can push the chunk
@@ -18,19 +24,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gechat.models.embed_base import Embedder
+from gechat.retrieve.names import search_chunks
 from gechat.retrieve.vector import hits_for
 from gechat.store.base import Store
 from gechat.types import ChunkHit
 
 RRF_K = 60  # the usual constant: rank 1 and rank 10 differ, but not by an order of magnitude
+FUSED_K = 5  # ``fused``: a ranking's first places count for clearly more than its tenth
+LEXICAL_WEIGHT = 0.5  # ``fused``: the words re-rank; alone they do not outweigh the meaning
+KEPT = 2  # ``fused``: the vectors' first places, kept whatever the words say
 
 
-def rrf(*rankings: Sequence[tuple[int, float]]) -> list[tuple[int, float]]:
+def rrf(*rankings: Sequence[tuple[int, float]], weights: Sequence[float] | None = None,
+        k: int = RRF_K) -> list[tuple[int, float]]:
     """Ids by fused score, best first (ties: the earlier ranking's order)."""
     score: dict[int, float] = {}
-    for ranking in rankings:
+    for n, ranking in enumerate(rankings):
+        w = 1.0 if weights is None else weights[n]
         for rank, (i, _) in enumerate(ranking, start=1):
-            score[i] = score.get(i, 0.0) + 1.0 / (RRF_K + rank)
+            score[i] = score.get(i, 0.0) + w / (k + rank)
     return sorted(score.items(), key=lambda t: -t[1])
 
 
@@ -72,14 +84,22 @@ class _TwoRankings:
 class FusedRetriever(_TwoRankings):
     name = "fused"
 
-    def __init__(self, store: Store, embedder: Embedder, depth: int = 30) -> None:
+    def __init__(self, store: Store, embedder: Embedder, depth: int = 30, name_share: float = 1.0) -> None:
         super().__init__(store, embedder)
-        self.depth = depth
+        self.depth, self.name_share = depth, name_share
 
     def rank(self, kind: str, question: str, k: int) -> list[tuple[int, float]]:
         depth = max(self.depth, k)
-        q = self.embedder.embed([question])[0]
-        return rrf(self.store.search(kind, q, depth), self.store.lexical_search(kind, question, depth))[:k]
+        if kind == "chunk":
+            meaning = search_chunks(self.store, self.embedder, question, depth, self.name_share)
+        else:
+            meaning = self.store.search(kind, self.embedder.embed([question])[0], depth)
+        fused = rrf(meaning, self.store.lexical_search(kind, question, depth),
+                    weights=(1.0, LEXICAL_WEIGHT), k=FUSED_K)
+        first = [i for i, _ in meaning[:KEPT]]
+        ranked = first + [i for i, _ in fused if i not in first]
+        # scores in rank order: the first places' cosines and the fused scores share no scale
+        return [(i, 1.0 / (rank + 1)) for rank, i in enumerate(ranked[:k])]
 
 
 class MixedRetriever(_TwoRankings):

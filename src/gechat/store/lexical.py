@@ -26,10 +26,22 @@ _TERM = re.compile(r"\w+")  # one character class: linear
 MAX_TERMS = 32  # a question longer than this is cut: its first words say what it asks
 
 
+# a fiscal or calendar period glued to its year: "FY2018", "Q3 2019" is two words already
+_PERIOD = re.compile(r"(?:fy|cy|q[1-4]|h[12])(\d{4})")
+
+
 def query_words(text: str) -> list[str]:
-    """The question's distinct words, stopwords aside, at most ``MAX_TERMS``."""
-    words = [w for w in dict.fromkeys(_TERM.findall(text.lower())) if w not in STOPWORDS and w != "_"]
-    return words[:MAX_TERMS]
+    """The question's distinct words, stopwords aside, at most ``MAX_TERMS``. A period glued
+    to its year ("FY2018") brings the year too: a filing's statements head their columns
+    "2018" or "December 31, 2018", so the glued word alone would find only the text that
+    repeats the glued form."""
+    words: list[str] = []
+    for w in _TERM.findall(text.lower()):
+        if w in STOPWORDS or w == "_":
+            continue
+        period = _PERIOD.fullmatch(w)
+        words += [w, period.group(1)] if period else [w]
+    return list(dict.fromkeys(words))[:MAX_TERMS]
 
 
 def query_terms(text: str) -> str | None:
