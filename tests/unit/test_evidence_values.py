@@ -227,7 +227,7 @@ def test_a_claim_against_its_years_column_of_a_table_row_is_contradicted() -> No
 
 
 def test_a_claims_value_is_written_as_the_premise_writes_the_very_same_value() -> None:
-    from gechat.evidence.values import in_its_terms
+    from gechat.evidence.steps import in_its_terms
 
     assert in_its_terms("It has 81.1 million papers.", "It has 81.1M papers.") == "It has 81.1M papers."
     assert in_its_terms("Revenue was $1.2 billion.", "Revenue was $1,200 million, up from $1,100 million.") \
@@ -371,3 +371,25 @@ def test_a_rows_label_gives_the_period_of_columns_that_name_none() -> None:
     row = "Liability balance at June 30, 2022 | Employee Costs: $ 97 | Costs: $ 118 ($ in millions)"
     assert another_period("The restructuring liability for Q2 of FY2023 was $118 million.", row) == {"2023"}
     assert not another_period("The liability balance at June 30, 2022 was $118 million.", row)
+
+
+def test_a_bare_figure_answers_in_the_unit_its_question_asks_for() -> None:
+    from gechat.evidence.base import as_answer_to
+    from gechat.evidence.steps import holds
+    from gechat.evidence.values import in_asked_unit, mistyped, quantities
+
+    q = "How much (in USD billions) did the company pay out in cash dividends for FY2020?"
+    claim = ClaimInput(text=as_answer_to(q, "0.55"), source="answer", given=q)
+    per_share = "The Board declared a quarterly cash dividend payment of $0.55 per share."
+    assert mistyped(claim.text, per_share, q) == ["0.55"]
+    assert not mistyped(claim.text, per_share)  # no question, no unit: the digits alone agree
+    assert not holds(claim, per_share)
+    assert holds(claim, "In 2020 the company paid out $550 million in cash dividends.")
+    assert holds(claim, "Cash dividends paid in 2020 were $0.55 billion.")
+    (read,) = in_asked_unit(quantities("0.55"), "Answer in USD millions.")
+    assert (read.kind, read.value, read.scale) == ("money", 550_000.0, 1e6)
+    (read,) = in_asked_unit(quantities("12"), "How many employees, in thousands?")
+    assert (read.kind, read.value) == ("number", 12_000.0)
+    # a figure with its own sign, scale or percent keeps it; a question naming no unit changes nothing
+    assert in_asked_unit(quantities("$1.6 billion and 4%"), "in USD millions") == quantities("$1.6 billion and 4%")
+    assert in_asked_unit(quantities("0.55"), "What was the payout ratio?") == quantities("0.55")

@@ -25,7 +25,7 @@ from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.dates import unnamed_years
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.rows import figureless, unbound, unlabelled
-from gechat.evidence.values import agreeing_keys, another_period, in_its_terms, mistyped, unshown
+from gechat.evidence.values import agreeing_keys, another_period, located, mistyped, unshown
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer
@@ -76,7 +76,7 @@ class EvidenceContext:
 
     def score(self, premises: list[str], claim: str) -> npt.NDArray[np.float32]:
         """P(entail, neutral, contradict) of each premise against the claim, the claim's values
-        written as that premise writes them (``values.in_its_terms``); one batch per wording."""
+        written as that premise writes them (``in_its_terms``); one batch per wording."""
         worded: dict[str, list[int]] = {}
         for i, p in enumerate(premises):
             worded.setdefault(in_its_terms(claim, p), []).append(i)
@@ -113,7 +113,7 @@ class EvidenceContext:
         lacking = [w for w in missing_words(claim.text, text, given=claim.given, mode=self.coverage)
                    if not (number_keys(w) and number_keys(w) <= agreed)]
         if self.coverage != "off":
-            lacking += [v for v in mistyped(claim.answer(), text) + self._unbound(claim, text, context)
+            lacking += [v for v in mistyped(claim.answer(), text, claim.given) + self._unbound(claim, text, context)
                         if v not in lacking]
             lacking += sorted(self._another_period(claim, text) - set(lacking))
             lacking += sorted(unnamed_years(claim.answer(), f"{context} {text}") - set(lacking))
@@ -177,7 +177,7 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
     answer, given = claim.answer(), claim.given
     return coverage == "off" or not (
         unnamed_years(answer, f"{context} {text}") or unshown(answer, given, text)
-        or mistyped(answer, text) or another_period(claim.text, text, answer=answer, given=given)
+        or mistyped(answer, text, given) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given) or unlabelled(answer, given, text))
 
@@ -246,5 +246,25 @@ def active(states: list[ClaimState]) -> list[ClaimState]:
     return [s for s in states if s.verdict is None]
 
 
-__all__ = ["STEPS", "ClaimState", "EvidenceContext", "EvidenceStep", "Probs", "active", "in_context", "in_order",
-           "leans_back", "runs"]
+def in_its_terms(claim: str, premise: str) -> str:
+    """``claim`` with each value written as ``premise`` writes the very same value ("81.1
+    million papers" as "81.1M papers" beside "consists of 81.1M papers"; "$1.2 billion" as
+    "$1,200 million"), so the entailment model judges what is said of the value, not its
+    notation: it read "81.1M" and "81.1 million" as different (0.15 against 0.92). Only
+    equal values of one kind are rewritten, never ones that agree by rounding or a hedge."""
+    found = [q for _, _, q in located(premise) if q.kind != "year"]
+    if not found:
+        return claim
+    parts, pos = [], 0
+    for start, _, q in located(claim):
+        same = next((s for s in found if s.kind == q.kind and s.text != q.text
+                     and abs(s.value - q.value) <= 1e-9 * abs(q.value)), None)
+        if same is not None:
+            start = claim.index(q.text, start)  # the match may open with a space
+            parts += [claim[pos:start], same.text]
+            pos = start + len(q.text)
+    return "".join(parts) + claim[pos:] if parts else claim
+
+
+__all__ = ["STEPS", "ClaimState", "EvidenceContext", "EvidenceStep", "Probs", "active", "in_context", "in_its_terms",
+           "in_order", "leans_back", "runs"]

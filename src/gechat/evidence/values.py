@@ -226,13 +226,34 @@ def _counts(head: str) -> bool:
     return bool(_COUNT_HEAD.search(head)) and not _AMOUNT_HEAD.search(head)
 
 
-def mistyped(claim: str, evidence: str) -> list[str]:
+def mistyped(claim: str, evidence: str, question: str = "") -> list[str]:
     """The claim's amounts and percentages that ``evidence`` writes with the same digits only
     as counts of things ("$7,138,475" of revenue is not "Total Number of Shares Purchased:
     7,138,475", though the entailment model reads them as the same), or only in another
-    stated unit ("$0.55 billion" is not "a dividend of $0.55 per share")."""
+    stated unit ("$0.55 billion" is not "a dividend of $0.55 per share"); a bare figure is
+    in the unit ``question`` asks for, if it names one."""
     found = stated(evidence)
-    return [q.text for q in quantities(claim) if _only_otherwise(q, [s for s in found if s.key == q.key])]
+    return [q.text for q in in_asked_unit(quantities(claim), question)
+            if _only_otherwise(q, [s for s in found if s.key == q.key])]
+
+
+# the unit a question asks its figure in: "(in USD billions)", "Answer in $ millions", "in
+# thousands of dollars"
+_ASKED_UNIT = re.compile(r"(?i)\bin[ \t]++(?P<cur>usd\b|us\$|\$|(?:us[ \t]++)?dollars\b)?+[ \t]*+"
+                         r"(?P<scale>thousand|million|billion)s?+\b(?P<of>[ \t]++of[ \t]++(?:us[ \t]++)?dollars\b)?+")
+
+
+def in_asked_unit(values: tuple[Quantity, ...], question: str) -> tuple[Quantity, ...]:
+    """``values`` with each bare figure (no sign, scale word or percent) read in the unit
+    ``question`` asks for: "0.55" answering "How much (in USD billions) was paid?" is $0.55
+    billion, and no dividend of "$0.55 per share" states it."""
+    m = _ASKED_UNIT.search(question) if question else None
+    if m is None:
+        return values
+    scale = _SCALES[m["scale"].lower()]
+    kind: Kind = "money" if m["cur"] or m["of"] else "number"
+    return tuple(replace(q, value=q.value * scale, kind=kind, scale=scale, scaled=True)
+                 if q.kind == "number" and not q.scaled else q for q in values)
 
 
 def _only_otherwise(q: Quantity, same: list[Quantity]) -> bool:
@@ -247,26 +268,6 @@ def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
     """The number keys of ``claim``'s values that ``evidence`` states in some form."""
     found = stated(evidence)
     return frozenset(q.key for q in quantities(claim) if q.kind != "year" and any(agree(q, s) for s in found))
-
-
-def in_its_terms(claim: str, premise: str) -> str:
-    """``claim`` with each value written as ``premise`` writes the very same value ("81.1
-    million papers" as "81.1M papers" beside "consists of 81.1M papers"; "$1.2 billion" as
-    "$1,200 million"), so the entailment model judges what is said of the value, not its
-    notation: it read "81.1M" and "81.1 million" as different (0.15 against 0.92). Only
-    equal values of one kind are rewritten, never ones that agree by rounding or a hedge."""
-    found = [q for _, _, q in located(premise) if q.kind != "year"]
-    if not found:
-        return claim
-    parts, pos = [], 0
-    for start, _, q in located(claim):
-        same = next((s for s in found if s.kind == q.kind and s.text != q.text
-                     and abs(s.value - q.value) <= 1e-9 * abs(q.value)), None)
-        if same is not None:
-            start = claim.index(q.text, start)  # the match may open with a space
-            parts += [claim[pos:start], same.text]
-            pos = start + len(q.text)
-    return "".join(parts) + claim[pos:] if parts else claim
 
 
 _UNIT_SCALE = re.compile(r"(?i)\b(thousand|million|billion)s?\b")
