@@ -99,6 +99,7 @@ bench: models
 	$(BIN)/python benchmarks/nli.py
 	$(BIN)/python benchmarks/latency.py
 	$(BIN)/python benchmarks/retrieval.py
+	$(BIN)/python benchmarks/financebench_oracle.py --split test
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/excerpts.py --joined --llm 20 --llm-budgets 320,240
 	$(BIN)/python benchmarks/api.py
