@@ -230,6 +230,10 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert states_no_fact("The information is presented in a straightforward manner, without any additional "
                           "context or interpretation.", q)
     assert not states_no_fact("The interest rate is presented in the table.", q)
+    # "total" is what is being told, like "number"; a total with what it totals is a fact
+    assert states_no_fact("The total number of papers is given in the first line of the table.",
+                          "How many papers does the corpus contain?")
+    assert not states_no_fact("The total revenue is given in the first line of the table.", q)
     # a contract names itself: "the Agreement" is the document, a list is where something is
     assert states_no_fact("This is explicitly stated in the first paragraph of the Agreement.",
                           "How long is the initial term?")

@@ -47,6 +47,12 @@ _HOLDS = re.compile(r"^\W*+(?:[\w']++\s++){0,3}?(?:excerpts?|documents?|text|pas
                     r"(?:information|data|details|figures|numbers|breakdown|overview)\b(?!\s+that\b)", re.IGNORECASE)
 
 
+# what is being told, like META's "number" and "amount": "The total number of papers is given
+# in the first line of the table" says where; kept out of META, whose other users (sets,
+# verdicts) must count "total revenue" as what a claim is about
+_TOTAL = content_keys("total totals")
+
+
 def states_no_fact(text: str, question: str = "") -> bool:
     """Whether ``text`` says nothing beyond the question but where something is written, or
     only that it answers the question or what the documents hold information about (no name
@@ -54,7 +60,7 @@ def states_no_fact(text: str, question: str = "") -> bool:
     if (_ANSWERS.match(text) or _HOLDS.match(text)) and not fact_keys(text) - fact_keys(question) - META:
         return True
     keys = content_keys(_INTERPRET.sub(" ", LOCATOR.sub(" ", _NAMED_PART.sub(" ", text))))
-    return not (keys - content_keys(question) - META)
+    return not (keys - content_keys(question) - META - _TOTAL)
 
 
 class NoFact:
