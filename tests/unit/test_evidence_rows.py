@@ -203,3 +203,19 @@ def test_a_figure_among_unlabelled_figures_is_no_evidence_of_what_it_is() -> Non
     # a step that quotes the run as it stands claims no more than the text says
     quote = 'The document states that "Net sales (millions) $ 3,183 $ 2,453 $ 1,577 $ 735 $ (3) $ 7,945'
     assert unlabelled(quote, q, lost) == []
+
+
+def test_a_party_named_by_its_defined_term_is_read_under_the_heading_that_names_it() -> None:
+    from gechat.evidence.base import ClaimInput
+    from gechat.evidence.steps import in_context
+
+    claim = ClaimInput(text="3M had 93,516 employees at the end of 2018.", source="answer")
+    said = "At December 31, 2018, the Company employed 93,516 people."
+    path = "10-K - 3M Company > PART I > Item 1. Business"
+    # whatever the mode: a filing's "the Company" is its title's company
+    assert in_context(claim, said, path, "off") == (f"10-K - 3M Company. {said}", "10-K - 3M Company")
+    assert in_context(claim, said, path, "off", rows=False) == (said, "")  # the name checks read the text
+    # a company in lower case is no defined term; nor is a heading that names nothing the claim lacks
+    assert in_context(claim, "At December 31, 2018, the company employed 93,516 people.", path, "off")[1] == ""
+    assert in_context(claim, said, "Annual report > PART I", "off")[1] == ""
+

@@ -299,18 +299,6 @@ def test_in_context_adds_only_headings_the_claim_needs() -> None:
     assert in_context(claim, "It rose 4% in 2023.", "Acme report > Revenue", "off") == ("It rose 4% in 2023.", "")
 
 
-def test_a_party_named_by_its_defined_term_is_read_under_the_heading_that_names_it() -> None:
-    claim = ClaimInput(text="3M had 93,516 employees at the end of 2018.", source="answer")
-    said = "At December 31, 2018, the Company employed 93,516 people."
-    path = "10-K - 3M Company > PART I > Item 1. Business"
-    # whatever the mode: a filing's "the Company" is its title's company
-    assert in_context(claim, said, path, "off") == (f"10-K - 3M Company. {said}", "10-K - 3M Company")
-    assert in_context(claim, said, path, "off", rows=False) == (said, "")  # the name checks read the text
-    # a company in lower case is no defined term; nor is a heading that names nothing the claim lacks
-    assert in_context(claim, "At December 31, 2018, the company employed 93,516 people.", path, "off")[1] == ""
-    assert in_context(claim, said, "Annual report > PART I", "off")[1] == ""
-
-
 def test_nli_reads_a_sentence_under_its_heading_and_shows_it_verbatim() -> None:
     p = pool()
     sents = [s.model_copy(update={"context": "Alpha"}) if i == 2 else s for i, s in enumerate(p.sentences)]
