@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 from gechat.errors import StoreError
 from gechat.graph.search import SubgraphSearch
+from gechat.retrieve.lexical import rrf
 from gechat.retrieve.vector import VectorRetriever, hits_for
 from gechat.store.base import Store
 from gechat.types import ChunkHit
 
-RRF_K = 60  # the usual constant: ranks matter, raw scores of different kinds do not mix
 PER_THOUGHT = 2  # chunks a reasoning step adds to the evidence pool
-
-
-def fuse(*rankings: Sequence[tuple[int, float]], k: int) -> list[tuple[int, float]]:
-    scores: dict[int, float] = defaultdict(float)
-    for ranking in rankings:
-        for rank, (item, _) in enumerate(ranking):
-            scores[item] += 1.0 / (RRF_K + rank + 1)
-    return sorted(scores.items(), key=lambda kv: -kv[1])[:k]
 
 
 class GraphRetriever:
@@ -71,10 +62,10 @@ class HybridRetriever:
         return vector, (hit.sentences if kind == "sentence" else hit.chunks)[:pool]
 
     def retrieve(self, question: str, k: int) -> list[ChunkHit]:
-        return hits_for(self.store, fuse(*self._rankings(question, "chunk", max(k, 20)), k=k))
+        return hits_for(self.store, rrf(*self._rankings(question, "chunk", max(k, 20)))[:k])
 
     def rank_sentences(self, question: str, k: int) -> list[tuple[int, float]]:
-        return fuse(*self._rankings(question, "sentence", max(k, 50)), k=k)
+        return rrf(*self._rankings(question, "sentence", max(k, 50)))[:k]
 
     def for_evidence(self, texts: Sequence[str], hits: list[ChunkHit], k: int) -> list[ChunkHit]:
         if self.graph.search.is_empty():
