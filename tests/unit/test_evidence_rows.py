@@ -79,6 +79,11 @@ def test_a_row_names_most_words_of_the_quantity_or_with_its_headings_all() -> No
     claim = "The operating income of the AWS segment in 2017 was $4,331 million."
     assert unbound(claim, aws) == ["operating", "income", "segment"]
     assert not unbound(claim, aws, context="Operating income (loss) by segment is as follows (in millions):")
+    # a label naming another measure of the quantity is not made the claim's by its headings
+    net = "Net income | 2015: 596 | 2016: 2,371 | 2017: 3,033 (in millions)"
+    claim = "Amazon's operating income in 2017 was $3,033 million."
+    assert unbound(claim, net, context="CONSOLIDATED STATEMENTS OF CASH FLOWS > OPERATING ACTIVITIES:") == ["operating"]
+    assert not unbound("Amazon's net income in 2017 was $3,033 million.", net, context="OPERATING ACTIVITIES:")
 
 
 def test_each_value_of_a_claim_is_held_to_the_quantity_its_own_clause_names() -> None:

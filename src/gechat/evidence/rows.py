@@ -13,7 +13,9 @@ claim that names no quantity. The headings a row sits under (``context``: "NICS 
 Background Checks" over "Alabama | ... | Totals: 71,137"; a table's title and caption,
 "Operating income (loss) by segment ..." over "AWS | 2017: 4,331") name its quantity when
 they hold, with the label, every word of it: a heading is farther from the value than its
-label, so one shared word ("Results of Operations" for "operating margin") is not enough. A
+label, so one shared word ("Results of Operations" for "operating margin") is not enough,
+and a label that qualifies its quantity with a word the claim lacks ("Net income" under
+"OPERATING ACTIVITIES" for "operating income") names another measure whatever it sits under. A
 paraphrase that shares no word ("revenue" for "Net sales", "capital expenditure" for
 "Purchases of property, plant and equipment") comes out unsupported: the safe side, with the
 row still shown as the closest evidence. Closeness in meaning cannot stand in for the words:
@@ -83,9 +85,23 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
         return []
     described = content_keys(" ".join([label, *heads]))
     keys = content_keys(" ".join(wanted))
-    if 2 * len(keys & described) > len(keys) or keys <= described | content_keys(context):
+    if 2 * len(keys & described) > len(keys):
         return []
-    return [w for w in wanted if not content_keys(w) <= described | content_keys(context)]
+    # a label that qualifies the quantity in a way the claim does not ("Net income" for
+    # "operating income") names another measure: a heading cannot make it the claim's
+    # ("OPERATING ACTIVITIES" over the cash flow statement's "Net income")
+    said = content_keys(f"{claim} {given}" if answer is None else f"{claim} {answer} {given}")
+    if not any(not content_keys(w) <= said for w in _measure_words(label)):
+        described |= content_keys(context)
+    if keys <= described:
+        return []
+    return [w for w in wanted if not content_keys(w) <= described]
+
+
+def _measure_words(label: str) -> list[str]:
+    """The words of a row's label that say which measure it is, "net" among them: "Net
+    income" and "operating income" are two measures of income."""
+    return [*quantity_words(label), *(["net"] if "net" in words(label) else [])]
 
 
 def _clause(claim: str, stated: list[Quantity]) -> str:
