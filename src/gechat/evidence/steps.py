@@ -23,7 +23,7 @@ from gechat.documents.headings import SEPARATOR
 from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.dates import unnamed_years
-from gechat.evidence.forecasts import foretold
+from gechat.evidence.framing import changed_only, foretold
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.rows import figureless, unbound, unlabelled
 from gechat.evidence.values import agreeing_keys, another_period, located, mistyped, unshown
@@ -123,6 +123,8 @@ class EvidenceContext:
                 lacking = [w for w in lacking if w != v] + [f"{v} (one of several unlabelled figures)"]
             for v in foretold(claim.answer(), claim.given, text):
                 lacking = [w for w in lacking if w != v] + [f"{v} (only as expected, not as happened)"]
+            for v in changed_only(claim.answer(), claim.given, text):
+                lacking = [w for w in lacking if w != v] + [f"{v} (only as a change, not as the amount)"]
         return lacking
 
     def passage(self, sents: list[Sentence], claim: ClaimInput | None = None, *, rows: bool = True) -> str:
@@ -176,15 +178,15 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
     if keys and keys - agreeing_keys(claim.text, text):
         return False
     # the claim's value stated for another year, as a count of things, in a table row about
-    # another quantity, or only as expected is not its evidence, even where the year came
-    # from the question
+    # another quantity, or only as expected or as a change is not its evidence, even where
+    # the year came from the question
     answer, given = claim.answer(), claim.given
     return coverage == "off" or not (
         unnamed_years(answer, f"{context} {text}") or unshown(answer, given, text)
         or mistyped(answer, text, given) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given) or unlabelled(answer, given, text)
-        or foretold(answer, given, text))
+        or foretold(answer, given, text) or changed_only(answer, given, text))
 
 
 # a defined term for a party the document names: "the Company employed 93,516 people" is about

@@ -1,4 +1,6 @@
-"""A value the source only expects is no evidence that it happened.
+"""How a text frames a value: as an outcome or an expectation, as an amount or a change.
+
+A value the source only expects is no evidence that it happened.
 
 Filings, earnings releases and plans state figures as expectations: "Net sales are expected to
 be between $47.75 billion and $50.75 billion" (Amazon's guidance for a quarter still to come).
@@ -30,6 +32,17 @@ _MOOD = re.compile(
     r"(?i)\b(?:expect\w*|anticipat\w*|forecast\w*|project\w*|outlook|guidance|intend\w*|plan\w*|aim\w*|"
     r"target\w*|estimat\w*|predict\w*|will|would|could|may|might|should|shall|can|likely|goal\w*)\b")
 _CLAUSE_END = re.compile(r"[.;](?:\s|$)|,\s+(?:and|but|while|which|whereas)\b")
+# the words just before a value that make it a change (not "gain" or "loss": amounts; not
+# "up" or "down": "paid down $500 million" is an amount)
+_CHANGE_BEFORE = re.compile(
+    r"(?i)\b(?:increas|decreas|rose|rise|rising|grew|grow|declin|fell|fall|drop|jump|climb|improv|reduc|"
+    r"higher|lower|change)[a-z]*\s*:?\s+(?:by\s+|of\s+)?(?:approximately\s+|about\s+|nearly\s+|almost\s+)?$")
+# any word of change in the claim's reach of its value
+_CHANGE_WORD = re.compile(
+    r"(?i)\b(?:increas|decreas|rose|rise|rising|risen|grew|grow|declin|fell|fall|drop|jump|climb|improv|reduc|"
+    r"higher|lower|more|less|change|up|down|gain|loss|lost|los|add|cut|expan|shr[iu]nk|swing|swung|differ|delta|"
+    r"surge|plung|slip|slid|boost|lift)\w*")
+_REACH_END = re.compile(r"[,;]|[.](?:\s|$)")
 
 
 def foretold(answer: str, given: str, text: str) -> list[str]:
@@ -48,6 +61,40 @@ def foretold(answer: str, given: str, text: str) -> list[str]:
     return out
 
 
+def changed_only(answer: str, given: str, text: str) -> list[str]:
+    """The values ``answer`` (beyond its question ``given``) states as amounts that ``text``
+    gives only as changes, as the answer writes them."""
+    values = claimed(answer, given)
+    if not values:
+        return []
+    spans = located(text)
+    claim_spans = located(answer)
+    out = []
+    for v in values:
+        if any(_changing(answer, a, e, claim_spans) for a, e, q in claim_spans if q.key == v.key):
+            continue
+        at = [start for start, _, q in spans if q.key == v.key or agree(v, q)]
+        if at and all(_CHANGE_BEFORE.search(text, max(0, start - 40), _after_space(text, start)) for start in at):
+            out.append(v.text)
+    return out
+
+
+def _after_space(text: str, at: int) -> int:
+    """Where the value found at ``at`` starts, a space it was found with aside."""
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at
+
+
+def _changing(text: str, start: int, end: int, spans: tuple[tuple[int, int, object], ...]) -> bool:
+    """Whether a word of change is in the reach of the value at ``start:end``: its clause
+    before it, and after it up to the next comma, clause end or value."""
+    opening = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
+    after = _REACH_END.search(text, end)
+    stop = min([after.start() if after else len(text), *(a for a, _, _ in spans if a >= end)])
+    return bool(_CHANGE_WORD.search(text, opening, start) or _CHANGE_WORD.search(text, end, stop))
+
+
 def _expected(text: str, start: int) -> bool:
     """Whether the clause that holds the value starting at ``start`` opens with an expectation
     before it."""
@@ -55,4 +102,4 @@ def _expected(text: str, start: int) -> bool:
     return _EXPECTS.search(text, opening, start) is not None
 
 
-__all__ = ["foretold"]
+__all__ = ["changed_only", "foretold"]

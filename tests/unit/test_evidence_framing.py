@@ -1,9 +1,10 @@
-"""A value the source states only as expected is no evidence that it happened."""
+"""A value the source states only as expected is no evidence that it happened; one it states
+only as a change is no evidence for it as an amount."""
 
 from __future__ import annotations
 
 from gechat.evidence.base import ClaimInput, as_answer_to
-from gechat.evidence.forecasts import foretold
+from gechat.evidence.framing import changed_only, foretold
 from gechat.evidence.steps import holds
 from tests.unit.test_evidence_objective import Scripted, context
 
@@ -40,3 +41,30 @@ def test_the_evidence_step_names_the_value_given_only_as_expected() -> None:
     ctx = context(Scripted({GUIDANCE: (0.96, 0.01)}), coverage="facts")
     claim = ClaimInput(text="Amazon's net sales were $50.75 billion.", source="answer")
     assert ctx.missing(claim, GUIDANCE) == ["$50.75 billion (only as expected, not as happened)"]
+
+
+MDA = "Net sales increased by $150 million, or 1%, in fiscal year 2023, compared to fiscal year 2022."
+ROW = "Net sales | 2023: $ 14,694 | 2022: $ 14,544 | Change: 150"
+
+
+def test_a_value_given_only_as_a_change_is_missing_from_a_claim_of_the_amount() -> None:
+    claim = "Amcor's net sales in fiscal 2023 were $150 million, or 1% higher than in fiscal 2022."
+    assert changed_only(claim, "", MDA) == ["$150 million"]  # the 1% is a change in both
+    assert not holds(ClaimInput(text=claim, source="answer"), MDA)
+    assert changed_only("Net sales were 150 million.", "", ROW) == ["150 million"]
+    assert changed_only("Sales were 5%.", "", "Sales increased 5% to $3 billion.") == ["5%"]
+    # a claim of the change, before or after the value, is left to the model
+    assert not changed_only("Net sales rose by $150 million in fiscal 2023.", "", MDA)
+    assert not changed_only("Net sales were $150 million higher in fiscal 2023.", "", MDA)
+    assert not changed_only("The change in net sales was 150.", "", ROW)
+    # the amount a change reaches, a gain, an amount paid down are amounts
+    assert not changed_only("Revenue was $5 billion.", "", "Revenue grew 10% to $5 billion.")
+    assert not changed_only("JnJ realized $20 billion.", "", "JnJ expects a gain of approximately $20 billion.")
+    assert not changed_only("It repaid $500 million.", "", "It paid down $500 million of debt.")
+    assert not changed_only("Net sales were $14,694 million.", "", ROW)
+
+
+def test_the_evidence_step_names_the_value_given_only_as_a_change() -> None:
+    ctx = context(Scripted({MDA: (0.95, 0.01)}), coverage="facts")
+    claim = ClaimInput(text="Amcor's net sales were $150 million.", source="answer")
+    assert ctx.missing(claim, MDA) == ["$150 million (only as a change, not as the amount)"]
