@@ -110,3 +110,13 @@ def test_a_run_that_adds_no_document_keeps_the_last_measured_ingest_rate(tmp_pat
     text = markdown({"ingest_pages_per_second": 2.476}, "fin", [], "long_documents", "2026-11-30T08:48:53+00:00")
     assert "Documents added in the run of 2026-11-30T08:48:53+00:00" in text and "2.48 pages per second" in text
     assert "Documents added in this run: 2.48" in markdown({"ingest_pages_per_second": 2.476}, "fin", [], "x")
+
+
+def test_the_committed_user_questions_name_filings_that_exist_and_answers_that_score() -> None:
+    path = Path(__file__).parents[2] / "benchmarks" / "questions" / "financebench_dev_user.jsonl"
+    items = read_questions(path)
+    assert len(items) == 20 and all(i.pages for i in items)
+    assert {i.document.name for i in items} <= {p.name for p in items[0].document.parent.glob("*.pdf")}
+    # each gold answer is right against itself, and its figure is the one a wrong answer lacks
+    assert all(answer_correct(i.answer, i.answer) for i in items)
+    assert not answer_correct("Net sales were $150 million.", items[13].answer)
