@@ -224,3 +224,18 @@ def test_a_party_named_by_its_defined_term_is_read_under_the_heading_that_names_
     assert in_context(claim, "At December 31, 2018, the company employed 93,516 people.", path, "off")[1] == ""
     assert in_context(claim, said, "Annual report > PART I", "off")[1] == ""
 
+
+
+def test_a_row_that_came_without_its_tables_unit_states_its_amounts_in_any_scale() -> None:
+    from gechat.evidence.steps import holds
+    from gechat.evidence.values import agree, claimed, stated
+
+    row = "Free cash flow | 2015: $ 7,450 | 2016: $ 10,535 | 2017: $ 8,376"
+    claim = "Amazon's free cash flow in 2017 was $8,376 million."
+    [value] = claimed(claim)
+    # "(in millions)" stood above the table: the row's "$ 8,376" is $8,376 million, not a rival
+    assert any(agree(value, q) for q in stated(row))
+    assert holds(ClaimInput(text=claim, source="answer"), row)
+    # with its unit, a row is read in it; a sentence's "$8,376" is dollars
+    assert not any(agree(value, q) for q in stated(row + " (in thousands)"))
+    assert not any(agree(value, q) for q in stated("The fee was $8,376 in 2017."))
