@@ -213,28 +213,22 @@ def unshown(answer: str, given: str, evidence: str) -> list[str]:
 
 
 def stated(text: str) -> tuple[Quantity, ...]:
-    """The values ``text`` states; a table row's in the unit its table gives them, a bare
-    figure in a column that counts things as a count. A row whose table's unit did not come
-    with it states its amounts in any scale, currency sign or not: Amazon's "Free cash flow |
-    2017: $ 8,376" is in millions by the heading above its table, and a claim of "$8,376
-    million" was shown contradicted by it."""
+    """The values ``text`` states; a table row's in the unit its table gives them (``cell_values``),
+    a bare figure in a column that counts things as a count."""
     cells = row_cells(text)
     if not cells:  # "Table 1" names a table; "1" is no value it states
         return quantities(LOCATOR.sub(" ", text))
-    unscaled = not row_unit(text)
     return tuple(replace(q, kind="count") if q.kind == "number" and _counts(c.head) else q
-                 for c in cells for q in cell_values(c, unscaled))
+                 for c in cells for q in cell_values(c, not row_unit(text)))
 
 
 def cell_values(cell: Cell, unscaled: bool) -> tuple[Quantity, ...]:
-    """The values of a table row's cell; with ``unscaled`` (the row came without its table's
-    unit) an amount with no scale word that is all the cell holds may be read in any scale
-    (not one in a cell that runs on into the sentence after the row: its unit may be there)."""
+    """A table row's cell's values. With ``unscaled`` (the row came without its table's unit:
+    Amazon's "Free cash flow | 2017: $ 8,376" is "in millions" by the sentence above it) an
+    amount with no scale word that is all the cell holds may be read in any scale."""
     found = quantities(cell.value)
-    if not (unscaled and len(found) == 1 and found[0].text == cell.value.strip()):
-        return found
-    q = found[0]
-    return (replace(q, scaled=False),) if q.kind == "money" and q.scale == 1.0 else found
+    q = found[0] if unscaled and len(found) == 1 and found[0].text == cell.value.strip() else None
+    return (replace(q, scaled=False),) if q is not None and q.kind == "money" and q.scale == 1.0 else found
 
 
 def _counts(head: str) -> bool:
@@ -323,8 +317,7 @@ def row_cells(text: str) -> list[Cell]:
 
 def stating(values: list[Quantity], text: str) -> list[Cell]:
     """The cells of the table row ``text`` that state one of ``values``; [] for any other text."""
-    unscaled = not row_unit(text)
-    return [c for c in row_cells(text) if any(agree(v, f) for v in values for f in cell_values(c, unscaled))]
+    return [c for c in row_cells(text) if any(agree(v, f) for v in values for f in cell_values(c, not row_unit(text)))]
 
 
 def row_unit(text: str) -> str:
