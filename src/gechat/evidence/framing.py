@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from gechat.evidence.values import agree, claimed, located
+from gechat.evidence.values import Quantity, agree, claimed, located
 
 # the source tells of the value as expected, planned or projected
 _EXPECTS = re.compile(
@@ -66,7 +66,7 @@ def foretold(answer: str, given: str, text: str) -> list[str]:
     spans = located(text)
     out = []
     for v in values:
-        at = [start for start, _, q in spans if q.key == v.key or agree(v, q)]
+        at = _places(v, spans)
         if at and all(_expected(text, start) for start in at):
             out.append(v.text)
     return out
@@ -84,10 +84,20 @@ def changed_only(answer: str, given: str, text: str) -> list[str]:
     for v in values:
         if any(_changing(answer, a, e, claim_spans) for a, e, q in claim_spans if q.key == v.key):
             continue
-        at = [start for start, _, q in spans if q.key == v.key or agree(v, q)]
+        at = _places(v, spans)
         if at and all(_CHANGE_BEFORE.search(text, max(0, start - 40), _after_space(text, start)) for start in at):
             out.append(v.text)
     return out
+
+
+def _places(value: Quantity, spans: tuple[tuple[int, int, Quantity], ...]) -> list[int]:
+    """Where a text (its ``located`` spans) states ``value``, in any form."""
+    return [start for start, _, q in spans if q.key == value.key or agree(value, q)]
+
+
+def _clause_start(text: str, at: int) -> int:
+    """Where the clause that holds ``at`` opens."""
+    return max((m.end() for m in _CLAUSE_END.finditer(text, 0, at)), default=0)
 
 
 def _after_space(text: str, at: int) -> int:
@@ -100,7 +110,7 @@ def _after_space(text: str, at: int) -> int:
 def _changing(text: str, start: int, end: int, spans: tuple[tuple[int, int, object], ...]) -> bool:
     """Whether a word of change is in the reach of the value at ``start:end``: its clause
     before it, and after it up to the next comma, clause end or value."""
-    opening = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
+    opening = _clause_start(text, start)
     after = _REACH_END.search(text, end)
     stop = min([after.start() if after else len(text), *(a for a, _, _ in spans if a >= end)])
     return bool(_CHANGE_WORD.search(text, opening, start) or _CHANGE_WORD.search(text, end, stop))
@@ -109,8 +119,7 @@ def _changing(text: str, start: int, end: int, spans: tuple[tuple[int, int, obje
 def _expected(text: str, start: int) -> bool:
     """Whether the clause that holds the value starting at ``start`` opens with an expectation
     before it."""
-    opening = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
-    return _EXPECTS.search(text, opening, start) is not None
+    return _EXPECTS.search(text, _clause_start(text, start), start) is not None
 
 
 __all__ = ["changed_only", "foretold"]

@@ -91,7 +91,7 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     # "operating income") names another measure: a heading cannot make it the claim's
     # ("OPERATING ACTIVITIES" over the cash flow statement's "Net income")
     said = content_keys(f"{claim} {given}" if answer is None else f"{claim} {answer} {given}")
-    if not any(not content_keys(w) <= said for w in _measure_words(label)):
+    if all(content_keys(w) <= said for w in _measure_words(label)):
         described |= content_keys(context)
     if keys <= described:
         return []

@@ -119,12 +119,11 @@ class EvidenceContext:
             lacking += sorted(self._another_period(claim, text) - set(lacking))
             lacking += sorted(unnamed_years(claim.answer(), f"{context} {text}") - set(lacking))
             lacking += [v for v in unshown(claim.answer(), claim.given, text) if v not in lacking]
-            for v in unlabelled(claim.answer(), claim.given, text):  # said once, with why
-                lacking = [w for w in lacking if w != v] + [f"{v} (one of several unlabelled figures)"]
-            for v in foretold(claim.answer(), claim.given, text):
-                lacking = [w for w in lacking if w != v] + [f"{v} (only as expected, not as happened)"]
-            for v in changed_only(claim.answer(), claim.given, text):
-                lacking = [w for w in lacking if w != v] + [f"{v} (only as a change, not as the amount)"]
+            for found, why in ((unlabelled, "one of several unlabelled figures"),
+                               (foretold, "only as expected, not as happened"),
+                               (changed_only, "only as a change, not as the amount")):
+                for v in found(claim.answer(), claim.given, text):  # said once, with why
+                    lacking = [w for w in lacking if w != v] + [f"{v} ({why})"]
         return lacking
 
     def passage(self, sents: list[Sentence], claim: ClaimInput | None = None, *, rows: bool = True) -> str:
