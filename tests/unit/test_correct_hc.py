@@ -48,11 +48,12 @@ def claim(text: str, verdict: Verdict, evidence: list[Evidence] | None = None) -
 
 def correct(answer: str, claims: list[Claim], context: list[str],
             table: dict[str, list[tuple[str, str, str]]], scores: dict[str, tuple[float, float]] | None = None,
-            unsupported: Literal["keep", "unverified", "delete"] = "keep") -> Correction:
+            unsupported: Literal["keep", "unverified", "delete"] = "keep", thoughts: list[str] | None = None,
+            ) -> Correction:
     hc = HallucinationCorrector(HashingEmbedder(), Scripted(scores or {}), 0.5, extract=triplets_of(table),
                                 name=names_in, lists=lists_of, unsupported=unsupported)
     pool = EvidencePool.from_texts(context)
-    return hc.correct(Answer(question="q", text=answer, thoughts=[], claims=claims), pool)
+    return hc.correct(Answer(question="q", text=answer, thoughts=thoughts or [], claims=claims), pool)
 
 
 def test_the_papers_example_an_unknown_item_of_a_list_is_removed() -> None:
@@ -115,6 +116,13 @@ def test_a_sum_the_answer_got_wrong_is_redone() -> None:
     (edit,) = out.edits
     assert (edit.kind, edit.old, edit.new) == ("replace", "$29,500", "$19,500")
     assert edit.reason.startswith("its arithmetic is wrong")
+    # an answer that states the wrong result of a step of its reasoning takes the right one
+    growth = "Revenue grew 20.0% in 2017."
+    steps = ["Growth: (3,033 - 2,371) / 2,371 * 100 = 20.0%"]
+    out = correct(growth, [claim(growth, "contradicted")], ["Revenue was $3,033 million."], {}, thoughts=steps)
+    assert out.text == "Revenue grew 27.9% in 2017."
+    assert out.edits[0].reason.startswith("it rests on a step whose arithmetic is wrong")
+    assert correct(growth, [claim(growth, "contradicted")], [], {}).text == ""  # no step: not redone
 
 
 def test_a_triplet_closing_a_cycle_is_pruned_with_its_unsupported_sentence() -> None:

@@ -93,6 +93,54 @@ def test_a_claims_own_wrong_arithmetic_contradicts_it() -> None:
     assert miscomputed("No figure here.") is None and miscomputed("Only one = 5.") is None
     for right in ("The total is $12,500 + $4,200 + $2,800 = $19,500.", "Net margin = 1,200 / 10,000 = 12%.",
                   "It is 6,489 / 7,500 = 0.8652.", "3 x 4 = 12 units", "5,000 - 3,000 = 2,000",
-                  # not read: brackets, years, a plain statement with "="
-                  "Average PP&E is (253 + 282) / 2 = 267.5.", "From 2018 - 2019 = 5%.", "In 2020 = $6 million."):
+                  "Average PP&E is (253 + 282) / 2 = 267.5.", "(177,866 - 135,987) / 135,987 * 100 = 30.8%",
+                  # not read: years, a plain statement with "="
+                  "From 2018 - 2019 = 5%.", "In 2020 = $6 million."):
         assert miscomputed(right) is None, right
+
+
+def test_brackets_are_read_and_a_share_may_be_made_a_percentage_in_the_expression() -> None:
+    from gechat.evidence.arithmetic import miscomputed
+
+    growth = miscomputed("Plugging in the values: (3,033 - 2,371) / 2,371 * 100 = 20.0%")
+    assert growth is not None and growth.right == "27.9%" and growth.result == "20.0%"
+    assert growth.note == "its arithmetic is wrong: (3,033 - 2,371) / 2,371 × 100 = 27.92%, not 20.0%"
+    assert miscomputed("(150 - 100) / 100 = 40%").right == "50%"  # type: ignore[union-attr]
+    nested = miscomputed("turnover = 17,606 / ((1,200 + 1,300) / 2) = 14.5")
+    assert nested is not None and nested.note.endswith("17,606 / ((1,200 + 1,300) / 2) = 14.08, not 14.5")
+    # brackets around the whole sentence are not the expression's; "(699)" is a negative
+    assert miscomputed("(the half, 17,606 / 2 = 8,000)").right == "8,803"  # type: ignore[union-attr]
+    assert miscomputed("A loss of (699) + 1,425 = 700").note.startswith(  # type: ignore[union-attr]
+        "its arithmetic is wrong: (699) + 1,425 = 726")
+    assert miscomputed("It is (1,200 + 300 = 1,500") is None  # unbalanced, but right all the same
+
+
+def test_a_claim_that_states_a_miscomputed_steps_result_is_contradicted() -> None:
+    ctx = context(Scripted({}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts(["\n\n".join(TABLE)])
+    step = "Revenue growth: (17,606 - 15,785) / 15,785 * 100 = 15.0%"
+    states = [ClaimState(claim=ClaimInput(text=text, source=source)) for text, source in (
+        ("Net revenue grew 15.0% in FY2022.", "answer"), (step, "thought"),
+        ("Net revenue was 15,785 million in FY2021.", "thought"))]
+    for s in (Candidates(60), NliScores(), DerivedFigures()):
+        s.run(states, ctx)
+    answer, thought, other = states
+    assert thought.verdict == "contradicted" and thought.note.endswith("= 11.54%, not 15.0%")
+    assert answer.verdict == "contradicted"
+    assert answer.note == ("it rests on a step whose arithmetic is wrong: (17,606 - 15,785) / 15,785 × 100 = 11.54%,"
+                           " not 15.0%")
+    assert [e.text for e in answer.evidence] == [TABLE[0]]  # shown: the row the step read
+    assert other.verdict is None  # states no result of the step
+    # the right figure does not rest on the wrong step
+    states = [ClaimState(claim=ClaimInput(text=text, source="thought")) for text in (
+        "Net revenue grew 11.5% in FY2022.", step)]
+    for s in (Candidates(60), NliScores(), DerivedFigures()):
+        s.run(states, ctx)
+    assert states[0].verdict == "supported"
+
+
+def test_the_arithmetics_own_small_numbers_pull_in_no_evidence() -> None:
+    rows = ["Franchises | Gross: $ 1,154 | Net: $ 49", "Software | Useful life: 2 - 5 years | Gross: 601"]
+    st = run("The average is ($1,154 + $49) / 2 = $651.50 million.", texts=rows)
+    assert st.verdict == "contradicted" and st.note.endswith("= 601.5, not $651.50 million")
+    assert [e.text for e in st.evidence] == rows[:1]  # not the row that states a "2"

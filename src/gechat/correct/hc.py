@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from gechat.correct.triplets import Extract, NameList, Triplet, clause_span, entities, fast_triplets, name_lists, names
 from gechat.documents.sentences import split_spans
-from gechat.evidence.arithmetic import miscomputed
+from gechat.evidence.arithmetic import Miscount, miscomputed, rests_on
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.dates import years
 from gechat.evidence.steps import holds
@@ -105,6 +105,7 @@ class HallucinationCorrector:
         big = [replace(t, source=near[t.source]) for t in self.extract([context[i] for i in near])]
         known = self._known([*context, answer.question], big)  # the asker's own names are no invention
         mine, coordinated = self.extract(sentences), self.lists(sentences)
+        steps = [w for t in answer.thoughts if (w := miscomputed(t))]  # an answer may repeat a wrong result
         edits: list[Edit] = []
         kept: list[tuple[Triplet, float]] = []
         for k, ((a, b), claim) in enumerate(zip(spans, claims, strict=True)):
@@ -112,7 +113,7 @@ class HallucinationCorrector:
                 kept += [(t, 1.0) for t in mine if t.source == k]
                 continue
             found = self._sentence(a, b, text, claim, [t for t in mine if t.source == k],
-                                   [n for n in coordinated if n.source == k], big, pool, known, answer.question)
+                                   [n for n in coordinated if n.source == k], big, pool, known, answer.question, steps)
             edits += found[0]
             kept += found[1]
         edits += _pruned(kept, spans, text, answer, {e.start for e in edits})
@@ -133,8 +134,9 @@ class HallucinationCorrector:
 
     def _sentence(self, a: int, b: int, text: str, claim: Claim | None, triplets: list[Triplet],
                   lists: list[NameList], big: list[Triplet], pool: EvidencePool, known: _Known,
-                  question: str) -> tuple[list[Edit], list[tuple[Triplet, float]]]:
-        wrong = miscomputed(text[a:b]) if claim is not None and claim.verdict == "contradicted" else None
+                  question: str, steps: list[Miscount]) -> tuple[list[Edit], list[tuple[Triplet, float]]]:
+        wrong = (miscomputed(text[a:b]) or rests_on(text[a:b], steps, question)
+                 if claim is not None and claim.verdict == "contradicted" else None)
         if wrong is not None:  # the sentence's own sum redone: no source needed
             at, to = a + wrong.start, a + wrong.end
             return [Edit(kind="replace", start=at, end=to, old=text[at:to], new=wrong.right, triplet=[],

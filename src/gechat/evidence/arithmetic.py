@@ -2,91 +2,164 @@
 the documents say.
 
 A small model writes its sums out and gets them wrong (asked a services agreement for the
-total monthly fee, the 1.5B model answered "$12,500 + $4,200 + $2,800 = $29,500"). When a
-claim writes a chain of values joined by + - × / and an "=" before its result, the chain is
-computed (× and / before + and -, as written otherwise) and compared with the result as a
-reader rounds it (``values.agree``). A result that does not agree makes the claim
-*contradicted*, with the arithmetic in its note. Only plain chains are read: no brackets, a
-percentage only as the result of a division ("1,200 / 10,000 = 12%") or beside other
-percentages.
+total monthly fee, the 1.5B model answered "$12,500 + $4,200 + $2,800 = $29,500"; asked a
+filing for revenue growth, "(3,033 - 2,371) / 2,371 * 100 = 20.0%"). When a claim writes
+values joined by + - × / and brackets, then "=" and its result, the expression is computed
+as arithmetic reads it (brackets first, × and / before + and -) and compared with the result
+as a reader rounds it (``values.agree``). A result that does not agree makes the claim
+*contradicted*, with the arithmetic in its note. A percentage is read only as the result of
+a division ("1,200 / 10,000 = 12%", with or without its "× 100") or beside other
+percentages; years end an expression ("From 2018 - 2019 = 5%" is not a subtraction).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import NamedTuple
 
-from gechat.evidence.values import Quantity, agree, located
+from gechat.evidence.values import Quantity, agree, located, quantities
+from gechat.lexical import number_keys
 
-_OP = re.compile(r"[ \t]*([+\-−–×x*/÷])[ \t]*")
-_EQUALS = re.compile(r"[ \t]*=[ \t]*")
-_BRACKETS = re.compile(r"[()\[\]]")  # "(253 + 282) / 2": the order is the brackets', not read here
+# what may stand between two values of one expression: closing brackets, an operator, opening brackets
+_JOIN = re.compile(r"[ \t]*(\)[ \t]*)*([+\-−–×x*/÷])[ \t]*(\([ \t]*)*")
+_EQUALS = re.compile(r"[ \t]*(\)[ \t]*)*=[ \t]*")
 _OPS = {"+": "+", "-": "-", "−": "-", "–": "-", "×": "*", "x": "*", "*": "*", "/": "/", "÷": "/"}
+_SHOWN = {"+": "+", "-": "-", "*": "×", "/": "/"}
 
 
 class Miscount(NamedTuple):
-    """A chain whose written result is wrong: what to tell the reader, and the result's place."""
+    """An expression whose written result is wrong: what to tell the reader, and the result's place."""
 
     note: str  # "its arithmetic is wrong: $12,500 + $4,200 + $2,800 = 19,500, not $29,500"
     start: int  # the written result in the text
     end: int
+    result: str  # the result as written: "$29,500"
     right: str  # the result redone, written as the text writes it: "$19,500"
-    operands: tuple[Quantity, ...]  # the values the chain adds, subtracts, multiplies or divides
+    value: float  # the result redone, in the unit of ``Quantity.value``
+    operands: tuple[Quantity, ...]  # the values the expression adds, subtracts, multiplies or divides
 
 
 def miscomputed(text: str) -> Miscount | None:
-    """The first chain of ``text`` whose written result is wrong, or None."""
+    """The first expression of ``text`` whose written result is wrong, or None."""
     spans = located(text) if "=" in text else ()
     if not spans:
         return None
-    chain: list[tuple[str, Quantity]] = []  # (operator before it, value)
-    begin = 0  # where the chain starts
-    for (start, end, q), nxt in zip(spans, [*spans[1:], None], strict=True):
+    # an expression: its tokens ("(", "-", ")" or a value's index into spans) so far
+    tokens: list[str | int] = []
+    for i, ((start, end, q), nxt) in enumerate(zip(spans, [*spans[1:], None], strict=True)):
+        core = text[start:end].strip()
+        opens = 0 if q.value < 0 else len(core) - len(core.lstrip("("))  # "(699)" is a negative
+        closes = 0 if q.value < 0 else len(core) - len(core.rstrip(")"))
         if q.kind == "year" or nxt is None:
-            chain = []
+            tokens = []
             continue
+        if not tokens:
+            before = text[:start].rstrip(" \t")
+            tokens = ["("] * (opens + len(before) - len(before.rstrip("(")))
+        tokens.append(i)
         between = text[end:nxt[0]]
-        if not chain:
-            chain, begin = [("", q)], start
-        if (m := _OP.fullmatch(between)) and nxt[2].kind != "year":
-            chain.append((_OPS[m.group(1)], nxt[2]))
-        elif _EQUALS.fullmatch(between) and len(chain) > 1 and not _BRACKETS.search(text, begin, end):
-            wrong = _check(chain, nxt[2])
+        if nxt[2].kind == "year":
+            tokens = []
+        elif m := _JOIN.fullmatch(between):
+            tokens += [")"] * (closes + between.count(")")) + [_OPS[m.group(2)]] + ["("] * between.count("(")
+            nxt_core = text[nxt[0]:nxt[1]].strip()
+            if nxt[2].value >= 0:
+                tokens += ["("] * (len(nxt_core) - len(nxt_core.lstrip("(")))
+        elif _EQUALS.fullmatch(between) and any(isinstance(t, str) and t not in "()" for t in tokens):
+            tokens += [")"] * (closes + between.count(")"))
+            wrong = _check(_balanced(tokens), spans, nxt[2])
             if wrong:
-                at = nxt[0] + len(text[nxt[0]:nxt[1]]) - len(text[nxt[0]:nxt[1]].lstrip())
-                written = text[at:nxt[1]].rstrip()
-                return Miscount(wrong[0], at, at + len(written), _written(wrong[1], written),
-                                tuple(q for _, q in chain))
-            chain = []
+                at = nxt[0] + len(text[nxt[0]:nxt[1]]) - len(text[nxt[0]:nxt[1]].lstrip(" \t("))
+                written = text[at:nxt[1]].rstrip(" \t)")
+                return Miscount(wrong[0], at, at + len(written), written,
+                                _written(wrong[1] / nxt[2].scale, written), wrong[1],
+                                tuple(spans[t][2] for t in tokens if isinstance(t, int)))
+            tokens = []
         else:
-            chain = []
+            tokens = []
     return None
 
 
-def _check(chain: list[tuple[str, Quantity]], result: Quantity) -> tuple[str, float] | None:
-    """(the note, the right result in the result's unit) when the written result is wrong."""
-    kinds = {q.kind for _, q in chain}
-    ops = {op for op, _ in chain[1:]}
-    percent_of = result.kind == "percent" and ops == {"/"} and "percent" not in kinds
-    unit_mix = len(kinds | {result.kind}) > 1 and not kinds <= {"number", "count"}
+def rests_on(text: str, wrongs: list[Miscount], given: str = "") -> Miscount | None:
+    """The first value of ``text`` (not one of its question ``given``) that is the wrong result
+    of one of ``wrongs`` and not its right one, as a Miscount placed in ``text``: "The growth
+    was 20.0%" after a step "(3,033 - 2,371) / 2,371 * 100 = 20.0%" rests on that step."""
+    asked = number_keys(given)
+    for start, end, q in located(text):
+        if q.kind == "year" or q.key in asked:
+            continue
+        for w in wrongs:
+            result = [r for r in quantities(w.result) if r.kind == q.kind]
+            right = Quantity(value=w.value, kind=q.kind, decimals=9, scale=1.0, scaled=q.scaled, hedge="", text="",
+                             key="")
+            if result and agree(result[0], q) and not agree(q, right):
+                at = start + len(text[start:end]) - len(text[start:end].lstrip(" \t("))
+                written = text[at:end].rstrip(" \t)")
+                note = w.note.replace("its arithmetic", "it rests on a step whose arithmetic", 1)
+                return w._replace(note=note, start=at, end=at + len(written), result=written,
+                                  right=_written(w.value / q.scale, written))
+    return None
+
+
+def _balanced(tokens: list[str | int]) -> list[str | int]:
+    """``tokens`` without the brackets that open before its first value or close after its
+    last and have no partner ("(the ratio 17,606 / 2 = 8,803)" reads "17,606 / 2")."""
+    depth, low = 0, 0
+    for t in tokens:
+        depth += (t == "(") - (t == ")")
+        low = min(low, depth)
+    head = -low  # closers with no opener: drop as many at the end
+    tail = depth - low  # openers with no closer: drop as many at the start
+    out = list(tokens)
+    while tail and out and out[0] == "(":
+        out.pop(0)
+        tail -= 1
+    while head and out and out[-1] == ")":
+        out.pop()
+        head -= 1
+    return out if not head and not tail else []
+
+
+def _check(tokens: list[str | int], spans: tuple[tuple[int, int, Quantity], ...],
+           result: Quantity) -> tuple[str, float] | None:
+    """(the note, the right result) when the written result is wrong."""
+    values = [spans[t][2] for t in tokens if isinstance(t, int)]
+    ops = {t for t in tokens if isinstance(t, str) and t not in "()"}
+    kinds = {q.kind for q in values}
+    percent_of = result.kind == "percent" and "/" in ops and "percent" not in kinds
+    units = {k for k in kinds | {result.kind} if k not in ("number", "count")}
     scaled_percent = "percent" in kinds and bool(ops - {"+", "-"})
-    if not percent_of and (unit_mix or scaled_percent):
-        return None  # units the chain does not say how to combine
-    value = _evaluate([(op, q.value) for op, q in chain])
+    if not values or (not percent_of and (len(units) > 1 or scaled_percent)):
+        return None  # units the expression does not say how to combine
+    value = _evaluate("".join(repr(spans[t][2].value) if isinstance(t, int) else t for t in tokens))
     if value is None:
         return None
-    if percent_of:
-        value *= 100
-    if result.scale > 1 and all(q.scale == 1 for _, q in chain):
+    if result.scale > 1 and all(q.scale == 1 for q in values):
         value *= result.scale  # "15,785 + 8,250 = 24,035 million": the operands in the result's unit
+    if percent_of and not _times_hundred(tokens, spans):
+        value *= 100  # "1,200 / 10,000 = 12%": a share written as a percentage
     got = Quantity(value=value, kind=result.kind, decimals=9, scale=1.0, scaled=result.scaled, hedge="", text="",
                    key="")
     if agree(result, got):
         return None
-    written = " ".join(f"{op} {q.text.strip()}" if op else q.text.strip() for op, q in chain)
-    value /= result.scale
-    right = f"{plain(value)}{'%' if percent_of else ''}"
-    return f"its arithmetic is wrong: {written} = {right}, not {result.text.strip()}", value
+    shown = " ".join(_operand(spans[t][2]) if isinstance(t, int) else _SHOWN.get(t, t) for t in tokens)
+    shown = shown.replace("( ", "(").replace(" )", ")")
+    right = f"{plain(value / result.scale)}{'%' if percent_of else ''}"
+    return f"its arithmetic is wrong: {shown} = {right}, not {result.text.strip(' ()')}", value
+
+
+def _operand(q: Quantity) -> str:
+    """A value as the expression wrote it, without the brackets around it ("(699)" keeps its own)."""
+    return q.text.strip() if q.value < 0 else q.text.strip().strip("()")
+
+
+def _times_hundred(tokens: list[str | int], spans: tuple[tuple[int, int, Quantity], ...]) -> bool:
+    """The expression makes its share a percentage itself: "... / 2,371 * 100", "100 * ..."."""
+    def hundred(t: str | int) -> bool:
+        return isinstance(t, int) and spans[t][2].value == 100 and spans[t][2].kind == "number"
+    return (len(tokens) > 2 and tokens[-2] == "*" and hundred(tokens[-1])) or \
+        (len(tokens) > 2 and tokens[1] == "*" and hundred(tokens[0]))
 
 
 def plain(value: float) -> str:
@@ -109,27 +182,32 @@ def _written(value: float, result: str) -> str:
     return f"{head}{body}{tail}"
 
 
-def _evaluate(terms: list[tuple[str, float]]) -> float | None:
-    """× and / first, then + and -, left to right."""
-    sums: list[float] = []
-    sign = 1.0
-    product: float | None = None
-    for op, value in terms:
-        if op in ("", "+", "-"):
-            if product is not None:
-                sums.append(sign * product)
-            sign, product = (-1.0 if op == "-" else 1.0), value
-        elif product is None:
-            return None
-        elif op == "*":
-            product *= value
-        elif value == 0:
-            return None
-        else:
-            product /= value
-    if product is not None:
-        sums.append(sign * product)
-    return sum(sums)
+def _evaluate(expression: str) -> float | None:
+    """The value of an expression of numbers, + - * / and brackets; None when it is not one
+    or divides by zero. Read from its syntax tree: nothing of it is run."""
+    try:
+        tree = ast.parse(expression, mode="eval").body
+        return _value(tree)
+    except (SyntaxError, ZeroDivisionError, ValueError):
+        return None
 
 
-__all__ = ["Miscount", "miscomputed", "plain"]
+def _value(node: ast.expr) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_value(node.operand)
+    if isinstance(node, ast.BinOp):
+        left, right = _value(node.left), _value(node.right)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            return left * right
+        if isinstance(node.op, ast.Div):
+            return left / right
+    raise ValueError("not arithmetic")
+
+
+__all__ = ["Miscount", "miscomputed", "plain", "rests_on"]

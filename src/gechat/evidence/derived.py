@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 
 from gechat.documents.tables import row_label
-from gechat.evidence.arithmetic import miscomputed, plain
+from gechat.evidence.arithmetic import Miscount, miscomputed, plain, rests_on
 from gechat.evidence.dates import years
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, stated
@@ -71,14 +71,17 @@ class DerivedFigures:
         self.top = top
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        wrongs: list[Miscount] = []
         for state in active(states):
             wrong = miscomputed(state.claim.answer())
             if wrong:
-                # shown: the candidates that state the figures it used, not the closest reading
-                state.verdict, state.passes, state.note = "contradicted", False, wrong.note
-                if state.probs is not None and state.f is not None:
-                    state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i],
-                                                   float(state.f[i])) for i in _stating(state, wrong.operands)]
+                wrongs.append(wrong)
+                _contradict(state, ctx, wrong.note, wrong.operands)
+        for state in active(states):
+            # "The growth is 20.0%" after a step that got 20.0% wrong rests on that step
+            wrong = None if state.passes else rests_on(state.claim.answer(), wrongs, state.claim.given)
+            if wrong:
+                _contradict(state, ctx, wrong.note, wrong.operands)
                 continue
             if state.passes or state.probs is None or state.f is None or not state.candidates:
                 continue
@@ -94,10 +97,22 @@ class DerivedFigures:
             state.note = note
 
 
+def _contradict(state: ClaimState, ctx: EvidenceContext, note: str, operands: tuple[Quantity, ...]) -> None:
+    """Contradicted by arithmetic, shown with the candidates that state the figures it used
+    rather than the closest reading."""
+    state.verdict, state.passes, state.note = "contradicted", False, note
+    if state.probs is not None and state.f is not None:
+        state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i], float(state.f[i]))
+                          for i in _stating(state, operands)]
+
+
 def _stating(state: ClaimState, values: tuple[Quantity, ...]) -> list[int]:
-    """The candidates that state one of ``values``, in a form of the same kind."""
+    """The candidates that state one of ``values``, in a form of the same kind. A plain small
+    number ("/ 2" for an average, "* 100" for a percentage) is the arithmetic's, not a figure
+    of the documents: any sentence states one."""
+    figures = [v for v in values if v.kind != "number" or abs(v.value) > 100]
     return [i for i, s in enumerate(state.candidates)
-            if any(v.kind == q.kind and agree(v, q) for v in values for q in stated(s.text))]
+            if any(v.kind == q.kind and agree(v, q) for v in figures for q in stated(s.text))]
 
 
 def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] | None:
