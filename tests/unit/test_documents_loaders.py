@@ -355,3 +355,13 @@ def test_pdf_loader_max_bytes(tmp_path: Path) -> None:
     with pytest.raises(LoadError, match="too large"):
         PdfLoader(max_bytes=100).load(path)
     assert PdfLoader().load(path).text == "Some text."
+
+
+def test_pdf_footnote_mark_is_written_raised_not_read_as_a_figure(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_htmlbox(pymupdf.Rect(72, 72, 520, 200), '<p style="font-size:11px">Sensors that differ by more '
+                        "than a threshold <sup>13</sup> raise an alert. It shows 13 lights.</p>")
+    parsed = load_document(save_pdf(doc, tmp_path / "footnoted.pdf"))
+    assert sentence_texts(parsed) == ["Sensors that differ by more than a threshold ¹³ raise an alert.",
+                                      "It shows 13 lights."]  # a figure in body type stays one

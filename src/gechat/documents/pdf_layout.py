@@ -123,13 +123,33 @@ def page_lines(raw: Iterable[RawWord]) -> list[Line]:
             step = (x1 - x0) / max(len(text), 1)
             for m in _NON_SPACE.finditer(text):
                 words.append(Word(x0 + step * m.start(), y0, x0 + step * m.end(), y1, m.group()))
-    lines = [Line(block=key[0], words=words) for key, words in groups.items() if words]
+    lines = [Line(block=key[0], words=_marks_raised(words)) for key, words in groups.items() if words]
     upright = [ln for ln in lines if not _is_vertical(ln)]
     # Rotated text in a margin (arXiv stamps, printer's slugs) would tie every row of the
     # page into one; drop it, unless the page itself is mostly rotated text.
     if sum(len(ln.words) for ln in upright) > 0.8 * sum(len(ln.words) for ln in lines):
         return upright
     return lines
+
+
+_MARK = re.compile(r"\d{1,3}(?:,\d{1,3})*")  # a footnote mark: "13", "4,5"
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _marks_raised(words: list[Word]) -> list[Word]:
+    """``words`` with each footnote mark set in small raised type written in superscript
+    digits: "a certain threshold 13 would cause" (13 a footnote) reads "threshold ¹³ would",
+    so the mark is no figure of the sentence ("13 degrees") while it still shows where the
+    footnote belongs."""
+    if len(words) < 3:
+        return words
+    heights = sorted(w.y1 - w.y0 for w in words)
+    bottoms = sorted(w.y1 for w in words)
+    size, base = heights[len(heights) // 2], bottoms[len(bottoms) // 2]
+    for w in words:
+        if _MARK.fullmatch(w.text) and w.y1 - w.y0 <= 0.9 * size and w.y1 <= base - 0.2 * size:
+            w.text = w.text.translate(_SUPERSCRIPT)
+    return words
 
 
 def _is_vertical(ln: Line) -> bool:
