@@ -34,6 +34,7 @@ from gechat.models.entail.base import EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve import RETRIEVERS, Retriever
 from gechat.retrieve.base import ExplainingRetriever
+from gechat.retrieve.footnotes import with_footnotes
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
 from gechat.store.faults import kill_point
@@ -264,7 +265,7 @@ class Workspace:
         answerer = self.answerer
         if not isinstance(answerer, PrefillingAnswerer):
             return False
-        hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
+        hits = with_footnotes(self.store, self.retriever.retrieve(question, self.settings.top_k_chunks))
         return answerer.prefill(question, self.excerpts(question, hits), stop)
 
     def corrector(self, correct: bool | None = None) -> Corrector | None:
@@ -290,6 +291,7 @@ class Workspace:
             hits, coe = self.retriever.choose(question, self.settings.top_k_chunks)
         else:
             hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
+        hits = with_footnotes(self.store, hits)
         usage.stage("retrieve").seconds += time.perf_counter() - t
 
         yield Stage("answer")

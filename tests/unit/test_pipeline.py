@@ -148,3 +148,29 @@ def test_a_store_that_calls_a_file_stored_but_holds_nothing_of_it_reports_an_err
     f.write_text(TEXT)
     (res,) = ws.add([f])
     assert res.status == "failed" and res.error is not None and "add it again" in (res.error.hint or "")
+
+
+def test_a_footnote_mark_brings_its_footnote_to_the_llm_and_the_evidence(tmp_path: Path) -> None:
+    from gechat.models.llm.cache import CachedLLM
+    from gechat.models.llm.fake import FakeLLM
+    from gechat.types import Usage
+
+    prompts: list[str] = []
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        prompts.append(messages[-1]["content"])
+        return "Answer: The alert fires at more than 10 degrees for more than 10 seconds."
+
+    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=20, top_k_chunks=1)
+    ws = Workspace(tmp_path / "ws", settings, llm=CachedLLM(FakeLLM(reply), None, Usage()))
+    filler = "\n\n".join(f"Section {n} describes the maintenance of part {n} of the wing in detail." for n in range(8))
+    f = tmp_path / "directive.txt"
+    f.write_text("The disagree alert fires when the two sensors differ by more than a threshold ¹³ set by the "
+                 f"maker.\n\n{filler}\n\n¹³ More than 10 degrees for more than 10 seconds.\n")
+    ws.add([f])
+    ans = ws.ask("When does the disagree alert fire?")
+    assert "¹³ More than 10 degrees for more than 10 seconds." in prompts[0]
+    assert "Section 7" not in prompts[0]  # the footnote alone, not the rest of its chunk
+    (claim,) = ans.claims
+    assert claim.verdict == "supported"
+    assert [e.text for e in claim.evidence] == ["¹³ More than 10 degrees for more than 10 seconds."]
