@@ -43,6 +43,9 @@ def test_locators_codes_and_list_markers_are_not_values() -> None:
     ("about 280M", "300M", True),  # within 10% of a hedged value
     ("280M", "300M", False),
     ("more than 280M", "300 million", True),
+    ("more than 10", "737", False),  # a bound holds near it, not for any larger number
+    ("less than 10", "0.5", False),
+    ("less than 10", "8", True),
     ("3 rooms", "4 rooms", False),
     ("(1,577)", "$1577.00", True),  # a cash flow statement's outflow is the amount spent
     ("($1.8 bn)", "1.8 billion", True),  # an aside in parentheses is not a negative

@@ -40,7 +40,7 @@ _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "bill
 _ABOUT = ("about", "approximately", "approx.", "around", "roughly", "nearly", "almost", "some", "~", "circa")
 _MORE = ("more than", "over", "above", "at least", "exceeding", "exceeds", "exceeded", "in excess of", "upwards of")
 _LESS = ("less than", "under", "below", "at most", "up to", "fewer than")
-LOOSE = 0.10  # a hedged value agrees within 10%
+LOOSE, BOUND = 0.10, 2.0  # a hedged value agrees within 10%; "more than 10" with up to 20, "less than 10" 5
 # a table column that counts things ("Total Number of Shares Purchased", "Treasury Stock
 # Shares"), unless it says it holds an amount ("Ordinary Shares Amount", "Price Paid per Share")
 _COUNT_HEAD = re.compile(r"(?i)\b(?:number of|shares|employees|headcount)\b")
@@ -175,9 +175,10 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
     tol = max(_unit(claim, c), _unit(source, s), 1e-9 * max(abs(c), abs(s)))
     if abs(c - s) <= tol:
         return True
-    if claim.hedge == "more" and s >= c - tol:
+    # a bound holds near it, on its side: "more than 10 seconds" is no reading of "737 MAX"
+    if claim.hedge == "more" and c - tol <= s <= BOUND * c + tol:
         return True
-    if claim.hedge == "less" and s <= c + tol:
+    if claim.hedge == "less" and c / BOUND - tol <= s <= c + tol:
         return True
     if claim.hedge or source.hedge:
         return abs(c - s) <= LOOSE * max(abs(c), abs(s))
@@ -205,8 +206,7 @@ def restated(answer: str, given: str) -> list[Quantity]:
 
 
 def unshown(answer: str, given: str, evidence: str) -> list[str]:
-    """The values ``answer`` restates from its question that ``evidence`` does not state in
-    any form: a row that says 5% is no evidence for the 3% of the question."""
+    """The values ``answer`` restates from its question that ``evidence`` states in no form (5% for 3%)."""
     values = restated(answer, given)
     found = stated(evidence) if values else ()
     return [q.text for q in values if not any(agree(q, f) for f in found)]
