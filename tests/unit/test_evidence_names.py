@@ -258,6 +258,20 @@ def test_a_set_of_two_facts_needs_two_things_the_question_names_not_a_year_and_a
     assert linked(frozenset({"3"}), [rd.model_copy(update={"text": rd.text + " 3M spent it."}), capex])
 
 
+def test_a_locator_ties_no_sentences_of_a_set() -> None:
+    from gechat.evidence.sets import linked
+
+    catalog, share = _paragraphs(
+        ("In Table 2, we catalog the wide spectrum of human evaluation setups in the surveyed papers.", "2 Survey"),
+        ("In our survey (Table 9), the type of annotators used is often not specified (16 / 43 papers).",
+         "B Human evaluation details")).sentences
+    # a question without names: the sentences need only be tied, and "Table" is where, not what
+    assert not linked(frozenset(), [catalog, share])
+    assert linked(frozenset(), [catalog, share.model_copy(update={"text": share.text + " Most use PubMed."})]) is False
+    pubmed = catalog.model_copy(update={"text": catalog.text + " Most use PubMed."})
+    assert linked(frozenset(), [pubmed, share.model_copy(update={"text": share.text + " Most use PubMed."})])
+
+
 def test_a_set_replaces_a_passing_single_for_entailing_more_only_when_it_holds_it() -> None:
     pool = _paragraphs(("The effective tax rate for 2018 was 23.4 percent.", "Note 10"),
                        ("Excluding the measurement period adjustment, the rate was 20.1 percent in 2018.", "MD&A"),

@@ -36,7 +36,7 @@ from gechat.evidence.base import ClaimInput, says_nothing
 from gechat.evidence.dates import years
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.evidence.subjects import anchored
-from gechat.lexical import META, acronyms, content_keys, name_groups, name_words
+from gechat.lexical import LOCATOR, META, acronyms, content_keys, name_groups, name_words
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 
@@ -259,7 +259,8 @@ def linked(anchor: frozenset[str], sents: list[Sentence]) -> bool:
     two facts of 3M's 10-K, one of them about something else). Ties use the nearest heading
     only, since every sentence of a document shares the title. With no anchor (a question
     without names) the sentences need only be tied."""
-    said = [name_words(s.text) for s in sents]
+    # "Table 2" and "(Table 9)" say where things are written, not what about: no tie
+    said = [name_words(LOCATOR.sub(" ", s.text)) for s in sents]
     heads = [nearest_heading(s.context) for s in sents]
     names = [said[i] | name_words(heads[i]) for i in range(len(sents))]
 
