@@ -365,3 +365,7 @@ def test_pdf_footnote_mark_is_written_raised_not_read_as_a_figure(tmp_path: Path
     parsed = load_document(save_pdf(doc, tmp_path / "footnoted.pdf"))
     assert sentence_texts(parsed) == ["Sensors that differ by more than a threshold ¹³ raise an alert.",
                                       "It shows 13 lights."]  # a figure in body type stays one
+    # a footnote's label glued to its first word at the start of a line (LaTeX's footnotes)
+    glued = load_document(text_pdf(tmp_path / "glued.pdf", [[(72, 100, "Training uses 5 seeds."),
+                                                             (72, 800, "12For SGC, we remove test citations.")]]))
+    assert sentence_texts(glued) == ["Training uses 5 seeds.", "¹² For SGC, we remove test citations."]

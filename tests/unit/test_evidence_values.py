@@ -280,6 +280,12 @@ def test_the_same_digits_in_another_stated_unit_are_not_the_claims_amount() -> N
     assert not mistyped("Revenue was $1.2 billion.", "Revenue was $1,200 million.")
     assert not mistyped("Capital spending was $1,577 million.", "Purchases of PP&E | 2018: (1,577) (Millions)")
     assert not mistyped("The dividend was $0.55 per share.", per_share)
+    # a percentage is no amount or scaled figure with the same digits
+    tokens = "We use 146K query papers (around 26.7M tokens) for training."
+    assert mistyped("26.7% of papers are from computer science.", tokens) == ["26.7%"]
+    assert mistyped("Margins rose 5%.", "Margins rose $5 million.") == ["5%"]
+    assert not mistyped("Margins rose 5%.", "Margins rose 5 percent, or $5 million.")
+    assert not mistyped("Margins rose 26.7%.", "Margin: 26.7")  # a bare figure may be the percentage
     claim = ClaimInput(text="The company paid $0.55 billion in dividends.", source="answer")
     assert not context(Scripted({per_share: (0.93, 0.02)}), coverage="facts").covers(claim, per_share)
 

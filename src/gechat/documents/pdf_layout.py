@@ -123,7 +123,7 @@ def page_lines(raw: Iterable[RawWord]) -> list[Line]:
             step = (x1 - x0) / max(len(text), 1)
             for m in _NON_SPACE.finditer(text):
                 words.append(Word(x0 + step * m.start(), y0, x0 + step * m.end(), y1, m.group()))
-    lines = [Line(block=key[0], words=_marks_raised(words)) for key, words in groups.items() if words]
+    lines = [Line(block=key[0], words=_footnote_marks(words)) for key, words in groups.items() if words]
     upright = [ln for ln in lines if not _is_vertical(ln)]
     # Rotated text in a margin (arXiv stamps, printer's slugs) would tie every row of the
     # page into one; drop it, unless the page itself is mostly rotated text.
@@ -133,14 +133,21 @@ def page_lines(raw: Iterable[RawWord]) -> list[Line]:
 
 
 _MARK = re.compile(r"\d{1,3}(?:,\d{1,3})*")  # a footnote mark: "13", "4,5"
+_GLUED = re.compile(r"(\d{1,3})([A-Z][a-z]{2,}\S*)")  # a label and the word after it: "12For"
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _marks_raised(words: list[Word]) -> list[Word]:
-    """``words`` with each footnote mark set in small raised type written in superscript
-    digits: "a certain threshold 13 would cause" (13 a footnote) reads "threshold ¹³ would",
-    so the mark is no figure of the sentence ("13 degrees") while it still shows where the
-    footnote belongs."""
+def _footnote_marks(words: list[Word]) -> list[Word]:
+    """``words`` (one line's) with each footnote mark written in superscript digits: one set in
+    small raised type ("a certain threshold 13 would cause", 13 a footnote, reads "threshold
+    ¹³ would"), and a footnote's label glued to its first word at the start of a line ("12For
+    SGC, we remove ..." reads "¹² For SGC"). So a mark is no figure of its sentence ("13
+    degrees", "12 triplets") while it still shows where its footnote belongs."""
+    if words and (m := _GLUED.fullmatch(words[0].text)):
+        w = words[0]
+        cut = w.x0 + (w.x1 - w.x0) * m.end(1) / len(w.text)
+        words[:1] = [Word(w.x0, w.y0, cut, w.y1, m.group(1).translate(_SUPERSCRIPT)),
+                     Word(cut, w.y0, w.x1, w.y1, m.group(2))]
     if len(words) < 3:
         return words
     heights = sorted(w.y1 - w.y0 for w in words)

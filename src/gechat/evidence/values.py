@@ -266,10 +266,10 @@ def in_asked_unit(values: tuple[Quantity, ...], question: str) -> tuple[Quantity
 
 
 def _only_otherwise(q: Quantity, same: list[Quantity]) -> bool:
-    if not same:
-        return False
-    if q.kind in ("money", "percent") and all(s.kind == "count" for s in same):
-        return True
+    if not same or (q.kind in ("money", "percent") and all(s.kind == "count" for s in same)):
+        return bool(same)
+    if q.kind == "percent":  # "26.7%" is not "26.7M tokens" nor "$26.7 million"
+        return all(s.kind == "money" or (s.kind != "percent" and s.scale > 1) for s in same)
     return q.scale > 1 and all(s.scaled and s.scale != q.scale and not agree(q, s) for s in same)
 
 
