@@ -34,6 +34,7 @@ import numpy.typing as npt
 from gechat.documents.headings import nearest_heading, shared_path
 from gechat.evidence.base import ClaimInput, says_nothing
 from gechat.evidence.dates import years
+from gechat.evidence.lists import lists_in
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.evidence.subjects import anchored
 from gechat.lexical import LOCATOR, META, acronyms, content_keys, name_groups, name_words
@@ -160,6 +161,14 @@ class SentenceSets:
             best_p = float(p[:, ENTAILMENT].max())
             beam = [fresh[int(k)] for k in np.argsort(-p[:, ENTAILMENT])[: self.beam]]
             level = {c | {x} for c in beam for x in [*top, *(n for i in c for n in near(i))] if x not in c}
+        # a list told line by line is read whole, whatever its length (``lists``); each item must
+        # tell part of the claim, its lead-in may say only what the list is of
+        whole = [c for c in lists_in(pool.sentences, candidate_ids) if c not in scored and covered(c)
+                 and (not self.contribution or contributes(claim_keys, ordered(c)[1:]))]
+        if whole:
+            p = ctx.score([text(c) for c in whole], claim.text)
+            f = ctx.objective(p[:, ENTAILMENT], [ctx.passage(ordered(c)) for c in whole])
+            scored.update({c: (p[k], float(f[k])) for k, c in enumerate(whole)})
         # with ``named``, the set that names more of what the question asks about wins, then a
         # set whose sentences are joined by a name (a chain), F breaks ties: the cross-encoder
         # reads "Shawnee State Fishing Lake is in Shawnee County" as well as "Brown State

@@ -25,6 +25,7 @@ from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.dates import unnamed_years
 from gechat.evidence.framing import changed_only, foretold
 from gechat.evidence.lengths import LenNorm
+from gechat.evidence.offices import another_office
 from gechat.evidence.rows import figureless, unbound, unlabelled
 from gechat.evidence.values import agreeing_keys, another_period, located, mistyped, unshown
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
@@ -121,7 +122,8 @@ class EvidenceContext:
             lacking += [v for v in unshown(claim.answer(), claim.given, text) if v not in lacking]
             for found, why in ((unlabelled, "one of several unlabelled figures"),
                                (foretold, "only as expected, not as happened"),
-                               (changed_only, "only as a change, not as the amount")):
+                               (changed_only, "only as a change, not as the amount"),
+                               (another_office, "the text names another office")):
                 for v in found(claim.answer(), claim.given, text):  # said once, with why
                     lacking = [w for w in lacking if w != v] + [f"{v} ({why})"]
         return lacking
@@ -185,7 +187,7 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
         or mistyped(answer, text, given) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given) or unlabelled(answer, given, text)
-        or foretold(answer, given, text) or changed_only(answer, given, text))
+        or foretold(answer, given, text) or changed_only(answer, given, text) or another_office(answer, given, text))
 
 
 # a defined term for a party the document names: "the Company employed 93,516 people" is about
