@@ -120,3 +120,6 @@ def test_the_committed_user_questions_name_filings_that_exist_and_answers_that_s
     # each gold answer is right against itself, and its figure is the one a wrong answer lacks
     assert all(answer_correct(i.answer, i.answer) for i in items)
     assert not answer_correct("Net sales were $150 million.", items[13].answer)
+    pdfs = read_questions(path.parent / "pdfs_dev_user.jsonl")
+    assert len(pdfs) == 12 and all(i.pages and i.document.is_file() for i in pdfs)
+    assert all(answer_correct(i.answer, i.answer) for i in pdfs)

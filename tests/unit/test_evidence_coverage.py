@@ -167,3 +167,11 @@ def test_a_title_written_out_holds_its_initials_and_a_passenger_lending_them_is_
     jassy, bezos = EvidencePool.from_texts(["Andrew R. Jassy 50 CEO Amazon Web Services", cert]).sentences
     assert not contributes(content_keys("The excerpts state that Jeffrey P. Bezos is the CEO of Amazon.com."),
                            [jassy, bezos])
+
+
+def test_a_locators_number_is_no_figure_of_the_text() -> None:
+    claim = "The margin used in SPECTER's triplet loss is 1."
+    figure = "Figure 1: Overview of SPECTER. We then train the model using the following triplet margin loss function:"
+    assert uncovered(claim, figure, mode="facts") == {"1"}
+    assert not uncovered(claim, "For SPECTER we use a margin m=1 (Figure 1).", mode="facts")
+    assert not uncovered("Table 2 lists 44 papers.", "Table 2: the 44 papers we read.", mode="facts")
