@@ -402,3 +402,15 @@ def test_a_bare_figure_answers_in_the_unit_its_question_asks_for() -> None:
     # a figure with its own sign, scale or percent keeps it; a question naming no unit changes nothing
     assert in_asked_unit(quantities("$1.6 billion and 4%"), "in USD millions") == quantities("$1.6 billion and 4%")
     assert in_asked_unit(quantities("0.55"), "What was the payout ratio?") == quantities("0.55")
+
+
+def test_a_cell_of_digit_groups_is_one_figure() -> None:
+    from gechat.evidence.steps import holds
+    from gechat.evidence.values import stated
+
+    row = "California | Permit: 98 452 | Handgun: 41 181 | Long Gun: 35 007 | *Other: 4 559 | **Multiple: 0"
+    assert [q.value for q in stated(row)] == [98452, 41181, 35007, 4559, 0]
+    assert holds(ClaimInput(text="California had 98,452 permit checks.", source="answer"), row)
+    assert not holds(ClaimInput(text="California had 98 permit checks.", source="answer"), row)
+    # in prose, two numbers stay two: "in 3 200-seat halls" is no 3,200
+    assert [q.value for q in stated("They played in 3 200-seat halls.")] == [3, 200]

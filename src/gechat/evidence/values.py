@@ -186,21 +186,20 @@ def _close(claim: Quantity, c: float, source: Quantity, s: float) -> bool:
 
 
 ASSERTED = ("money", "percent")  # kinds of value a claim asserts even when its question states them
+_GROUPED = re.compile(r"\d{1,3}(?: \d{3})+")  # thousands set apart by spaces
 
 
 def claimed(text: str, given: str = "") -> list[Quantity]:
-    """The values ``text`` states as its own: not years (they say which value), nor numbers
-    of the question ``given`` (they name things: "3M" in "What was 3M's capex?"; an amount
-    or a percentage of it must still be shown: ``unshown``), nor numbers that say where
-    something is written ("listed on page 26")."""
+    """The values ``text`` states as its own: not years (they say which value), nor numbers of
+    the question ``given`` (they name things: "3M"; an amount or a percentage of it must still
+    be shown: ``unshown``), nor numbers that say where something is ("listed on page 26")."""
     asked = number_keys(given)
     return [q for q in quantities(LOCATOR.sub(" ", text)) if q.kind != "year" and q.key not in asked]
 
 
 def restated(answer: str, given: str) -> list[Quantity]:
-    """The amounts and percentages ``answer`` takes from its question ``given``. A question's
-    number may name a thing ("3M"), but "Yes, the fee increases by 3% a year" to "Does it
-    increase by 3% a year?" asserts the 3%."""
+    """The amounts and percentages ``answer`` takes from its question ``given``: a question's
+    "3M" names a thing, but "Yes, it increases by 3% a year" asserts its 3%."""
     asked = number_keys(given)
     return [q for q in quantities(LOCATOR.sub(" ", answer)) if q.kind in ASSERTED and q.key in asked] if asked else []
 
@@ -223,11 +222,12 @@ def stated(text: str) -> tuple[Quantity, ...]:
 
 
 def cell_values(cell: Cell, unscaled: bool) -> tuple[Quantity, ...]:
-    """A table row's cell's values. With ``unscaled`` (the row came without its table's unit:
-    Amazon's "Free cash flow | 2017: $ 8,376" is "in millions" by the sentence above it) an
-    amount with no scale word that is all the cell holds may be read in any scale."""
-    found = quantities(cell.value)
-    q = found[0] if unscaled and len(found) == 1 and found[0].text == cell.value.strip() else None
+    """A table row's cell's values ("Permit: 98 452" is one figure). With ``unscaled`` (a row
+    without its table's unit: "Free cash flow | 2017: $ 8,376", "in millions" in the sentence
+    above) an amount with no scale word that is all the cell holds may be in any scale."""
+    value = cell.value.strip()
+    found = quantities(value.replace(" ", ",") if _GROUPED.fullmatch(value) else value)
+    q = found[0] if unscaled and len(found) == 1 and found[0].text == value else None
     return (replace(q, scaled=False),) if q is not None and q.kind == "money" and q.scale == 1.0 else found
 
 
