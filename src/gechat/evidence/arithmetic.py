@@ -48,9 +48,7 @@ def miscomputed(text: str) -> Miscount | None:
     # an expression: its tokens ("(", "-", ")" or a value's index into spans) so far
     tokens: list[str | int] = []
     for i, ((start, end, q), nxt) in enumerate(zip(spans, [*spans[1:], None], strict=True)):
-        core = text[start:end].strip()
-        opens = 0 if q.value < 0 else len(core) - len(core.lstrip("("))  # "(699)" is a negative
-        closes = 0 if q.value < 0 else len(core) - len(core.rstrip(")"))
+        opens, closes = _brackets(text, start, end, q)
         if q.kind == "year" or nxt is None:
             tokens = []
             continue
@@ -63,15 +61,12 @@ def miscomputed(text: str) -> Miscount | None:
             tokens = []
         elif m := _JOIN.fullmatch(between):
             tokens += [")"] * (closes + between.count(")")) + [_OPS[m.group(2)]] + ["("] * between.count("(")
-            nxt_core = text[nxt[0]:nxt[1]].strip()
-            if nxt[2].value >= 0:
-                tokens += ["("] * (len(nxt_core) - len(nxt_core.lstrip("(")))
+            tokens += ["("] * _brackets(text, *nxt)[0]
         elif _EQUALS.fullmatch(between) and any(isinstance(t, str) and t not in "()" for t in tokens):
             tokens += [")"] * (closes + between.count(")"))
             wrong = _check(_balanced(tokens), spans, nxt[2])
             if wrong:
-                at = nxt[0] + len(text[nxt[0]:nxt[1]]) - len(text[nxt[0]:nxt[1]].lstrip(" \t("))
-                written = text[at:nxt[1]].rstrip(" \t)")
+                at, written = _bare(text, nxt[0], nxt[1])
                 return Miscount(wrong[0], at, at + len(written), written,
                                 _written(wrong[1] / nxt[2].scale, written), wrong[1],
                                 tuple(spans[t][2] for t in tokens if isinstance(t, int)))
@@ -94,12 +89,25 @@ def rests_on(text: str, wrongs: list[Miscount], given: str = "") -> Miscount | N
             right = Quantity(value=w.value, kind=q.kind, decimals=9, scale=1.0, scaled=q.scaled, hedge="", text="",
                              key="")
             if result and agree(result[0], q) and not agree(q, right):
-                at = start + len(text[start:end]) - len(text[start:end].lstrip(" \t("))
-                written = text[at:end].rstrip(" \t)")
+                at, written = _bare(text, start, end)
                 note = w.note.replace("its arithmetic", "it rests on a step whose arithmetic", 1)
                 return w._replace(note=note, start=at, end=at + len(written), result=written,
                                   right=_written(w.value / q.scale, written))
     return None
+
+
+def _brackets(text: str, start: int, end: int, q: Quantity) -> tuple[int, int]:
+    """The brackets a located value's span holds before and after its figure; none for an
+    accounting negative, whose brackets are its sign ("(699)")."""
+    core = text[start:end].strip()
+    return (0, 0) if q.value < 0 else (len(core) - len(core.lstrip("(")), len(core) - len(core.rstrip(")")))
+
+
+def _bare(text: str, start: int, end: int) -> tuple[int, str]:
+    """Where a located value's figure starts in ``text``, and the figure as written, without
+    the spaces and brackets its span took along."""
+    at = start + len(text[start:end]) - len(text[start:end].lstrip(" \t("))
+    return at, text[at:end].rstrip(" \t)")
 
 
 def _balanced(tokens: list[str | int]) -> list[str | int]:

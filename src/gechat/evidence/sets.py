@@ -142,6 +142,14 @@ class SentenceSets:
         level |= {frozenset((a.id, b.id)) for a, b in bridges(by_relevance[: self.bridges], by_relevance, claim_names,
                                                               names)}
         scored: dict[Ids, tuple[Probs, float]] = {}
+
+        def score(sets: list[Ids]) -> Probs:
+            """Each set read as one passage by the model, its F (headings cost nothing) kept in ``scored``."""
+            p = ctx.score([text(c) for c in sets], claim.text)
+            f = ctx.objective(p[:, ENTAILMENT], [ctx.passage(ordered(c)) for c in sets])
+            scored.update({c: (p[k], float(f[k])) for k, c in enumerate(sets)})
+            return p
+
         best_p = float(state.probs[:, ENTAILMENT].max())
         for size in range(2, self.max_size + 1):
             # a set of the last size that lacks the claim's names or numbers could never pass
@@ -152,10 +160,7 @@ class SentenceSets:
                      and (size < self.max_size or covered(c))]
             if not fresh:
                 break
-            batch = [text(c) for c in fresh]
-            p = ctx.score(batch, claim.text)
-            f = ctx.objective(p[:, ENTAILMENT], [ctx.passage(ordered(c)) for c in fresh])  # headings cost nothing
-            scored.update({c: (p[k], float(f[k])) for k, c in enumerate(fresh)})
+            p = score(fresh)
             if float(p[:, ENTAILMENT].max()) <= best_p:
                 break  # a bigger set did not entail more: stop growing
             best_p = float(p[:, ENTAILMENT].max())
@@ -166,9 +171,7 @@ class SentenceSets:
         whole = [c for c in lists_in(pool.sentences, candidate_ids) if c not in scored and covered(c)
                  and (not self.contribution or contributes(claim_keys, ordered(c)[1:]))]
         if whole:
-            p = ctx.score([text(c) for c in whole], claim.text)
-            f = ctx.objective(p[:, ENTAILMENT], [ctx.passage(ordered(c)) for c in whole])
-            scored.update({c: (p[k], float(f[k])) for k, c in enumerate(whole)})
+            score(whole)
         # with ``named``, the set that names more of what the question asks about wins, then a
         # set whose sentences are joined by a name (a chain), F breaks ties: the cross-encoder
         # reads "Shawnee State Fishing Lake is in Shawnee County" as well as "Brown State

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 from gechat.store.base import Store
-from gechat.types import ChunkHit
+from gechat.types import Chunk, ChunkHit
 
 # a mark in running text: after a word and a space, before a space or punctuation
 _MARK = re.compile(r"(?<=\S )[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}(?=[\s,.;:)]|$)")
@@ -36,19 +36,19 @@ def with_footnotes(store: Store, hits: Sequence[ChunkHit], most: int = MOST) -> 
     have = {h.chunk.id for h in hits}
     titles = {h.chunk.doc_id: h.doc_title for h in hits}
     notes: dict[int, list[tuple[int, str]]] = {}  # chunk id -> (page, footnote)
+    near: dict[int, Chunk] = {}  # the chunks searched, by id
     for doc_id in sorted({d for d, _ in wanted}):
         pages = set().union(*(p for (d, _), p in wanted.items() if d == doc_id))
-        near = [c for c in store.chunks(store.chunk_ids(doc_id)) if c.id not in have and c.page + 1 >= min(pages)
-                and c.page <= max(pages)]
-        for s in store.sentences_of_chunks([c.id for c in near]):
+        near |= {c.id: c for c in store.chunks(store.chunk_ids(doc_id))
+                 if c.id not in have and c.page + 1 >= min(pages) and c.page <= max(pages)}
+        for s in store.sentences_of_chunks([cid for cid, c in near.items() if c.doc_id == doc_id]):
             mark = s.text.split(" ", 1)[0]
             if s.page in wanted.get((doc_id, mark), ()) and len(s.text) > len(mark) + 1:
                 notes.setdefault(s.chunk_id, []).append((s.page, s.text))
-    chunks = {c.id: c for c in store.chunks(list(notes)[:most])}
-    extra = [ChunkHit(chunk=chunks[cid].model_copy(update={"text": " ".join(t for _, t in found),
-                                                            "page": found[0][0]}),
-                      score=0.0, doc_title=titles.get(chunks[cid].doc_id, ""))
-             for cid, found in notes.items() if cid in chunks]
+    extra = [ChunkHit(chunk=near[cid].model_copy(update={"text": " ".join(t for _, t in found),
+                                                         "page": found[0][0]}),
+                      score=0.0, doc_title=titles.get(near[cid].doc_id, ""))
+             for cid, found in list(notes.items())[:most]]
     return [*hits, *extra]
 
 
