@@ -57,8 +57,10 @@ _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ni
 _NUMBER_WORDS = {w: i for i, w in enumerate(_UNITS, start=2)} | {w: 10 * i for i, w in enumerate(_TENS, start=2)}
 # "twenty-two" is 22, not 20 and 2
 _SPELLED = re.compile(rf"\b({'|'.join(_TENS)})(?:[-\s]({'|'.join(_UNITS[:8])}))?\b|\b({'|'.join(_UNITS)})\b")
-# a capitalised word of two letters or more
-_CAPITALISED = re.compile(r"[A-Z][\w'-]+")
+# a capitalised word of two letters or more, whole: "arXiv", "iPhone" and "eBay" are names as
+# written, not "Xiv", "Phone" and "Bay" (keys their own spelling in the evidence never meets)
+_CAP = r"(?<!\w)(?:[a-z]+[A-Z][\w'-]*|[A-Z][\w'-]+)"
+_CAPITALISED = re.compile(_CAP)
 _NOT_NAMES = frozenset(("yes", "no"))  # an answer to a yes/no question, whatever its case
 _LETTER_DIGIT = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
@@ -114,7 +116,7 @@ def name_words(text: str) -> frozenset[str]:
 
 
 # a name: capitalised words, with the small words names hold between them ("Bank of America")
-_NAME_RUN = re.compile(r"[A-Z][\w'-]+(?:\s+(?:(?:of|the|de|del|da|la|le|van|von|der|du|y)\s+)*[A-Z][\w'-]+)*")
+_NAME_RUN = re.compile(rf"{_CAP}(?:\s+(?:(?:of|the|de|del|da|la|le|van|von|der|du|y)\s+)*{_CAP})*")
 
 
 @lru_cache(maxsize=8192)

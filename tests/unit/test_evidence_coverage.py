@@ -30,6 +30,14 @@ def test_fact_keys_are_names_and_numbers() -> None:
     assert fact_keys("Yes. Gross margin fell in FY2023. No, it rose.") == {"fy", "2023"}
     assert fact_keys("The answer is: Yes, it rose by 3%.") == {"3"}
     assert fact_keys("JnJ sold it. USA too.") == {"jnj", "usa"}
+    # a name with a capital inside is one word, as written: not "Xiv" of "arXiv"
+    assert fact_keys("Sources come from arXiv and the iPhone, not d'Alembert.") == {"arxiv", "iphon", "alemb"}
+
+
+def test_a_name_written_in_mixed_case_is_covered_by_itself() -> None:
+    evidence = "We process 1.5M papers from LATEX source derived from arXiv, all of which are in S2ORC."
+    assert uncovered("Yes, S2ORC includes LaTeX sources from arXiv.", evidence) == frozenset()
+    assert uncovered("Apple sold the iPhone 14 in eBay stores.", "Apple sold the iPhone 14.") == {"ebay"}
 
 
 def test_uncovered_by_mode_and_given() -> None:
