@@ -22,6 +22,7 @@ import numpy.typing as npt
 from gechat.documents.headings import SEPARATOR
 from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.counts import miscounted
 from gechat.evidence.dates import unnamed_years
 from gechat.evidence.framing import changed_only, foretold
 from gechat.evidence.lengths import LenNorm
@@ -123,7 +124,8 @@ class EvidenceContext:
             for found, why in ((unlabelled, "one of several unlabelled figures"),
                                (foretold, "only as expected, not as happened"),
                                (changed_only, "only as a change, not as the amount"),
-                               (another_office, "the text names another office")):
+                               (another_office, "the text names another office"),
+                               (miscounted, "the text counts something else with it")):
                 for v in found(claim.answer(), claim.given, text):  # said once, with why
                     lacking = [w for w in lacking if w != v] + [f"{v} ({why})"]
         return lacking
@@ -187,7 +189,8 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
         or mistyped(answer, text, given) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given) or unlabelled(answer, given, text)
-        or foretold(answer, given, text) or changed_only(answer, given, text) or another_office(answer, given, text))
+        or foretold(answer, given, text) or changed_only(answer, given, text) or another_office(answer, given, text)
+        or miscounted(answer, given, text))
 
 
 # a defined term for a party the document names: "the Company employed 93,516 people" is about
