@@ -11,7 +11,8 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import BaseModel, Field, SkipValidation
 
 # "no fact": a reasoning step that states nothing to check (where something is written, or
-# the question again); never counted as supported
+# the question again), or an answer that only points into the documents; never counted as
+# supported
 Verdict = Literal["supported", "unsupported", "contradicted", "no fact"]
 
 

@@ -11,8 +11,9 @@ and less the words that only talk about documents, reading and answering, leave 
 A number counts as a fact unless it only locates text ("page 3", "excerpt [2]"). A step that
 only says it answers the question ("This directly answers the question by providing the cap
 on liability for each party") states no fact unless it names something or gives a number the
-question does not. Answer claims are left to the model: "Yes." to a question asserts the
-question.
+question does not. An answer claim is one only when it also points into the documents ("The
+authors of the S2ORC paper are listed in the abstract of the paper": where, not who); any other
+is left to the model: "Yes." to a question asserts the question.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ _HOLDS = re.compile(r"^\W*+(?:[\w']++\s++){0,3}?(?:excerpts?|documents?|text|pas
 # in the first line of the table" says where; kept out of META, whose other users (sets,
 # verdicts) must count "total revenue" as what a claim is about
 _TOTAL = content_keys("total totals")
+# the parts of a document an answer may point to instead of answering
+_WHERE = content_keys("document text paper article report filing passage excerpt source section chapter "
+                      "introduction abstract conclusion summary sentence paragraph page line table figure "
+                      "appendix footnote exhibit")
 
 
 def states_no_fact(text: str, question: str = "") -> bool:
@@ -69,6 +74,7 @@ class NoFact:
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         for state in active(states):
             claim = state.claim
-            if claim.source == "thought" and states_no_fact(claim.text, claim.given):
+            if states_no_fact(claim.text, claim.given) and (
+                    claim.source == "thought" or (content_keys(claim.text) - content_keys(claim.given)) & _WHERE):
                 state.verdict = "no fact"
                 state.note = "states no fact to check: it says where something is written or restates the question"
