@@ -200,6 +200,10 @@ def test_a_figure_among_unlabelled_figures_is_no_evidence_of_what_it_is() -> Non
     # two figures are not yet a run, and a figure stated elsewhere with its label counts
     assert unlabelled("$3,183", q, "Net sales $ 3,183 $ 2,453") == []
     assert unlabelled("$3,183", q, f"{lost} Total net sales were $3,183 million.") == []
+    # a nil cell's dash holds a place in the run: seven cells, two of them figures
+    stores = "Best Buy 4 - (4) - - - -"
+    assert unlabelled("Best Buy had 4 stores in Canada.", "", stores) == ["4"]
+    assert unlabelled("It had 4 stores - and 5 more - by 2022.", "", "It had 4 stores - and 5 more - by 2022.") == []
     # the evidence step reads it so, and names the figure as not shown for what it is
     ctx = context(Scripted({lost: (0.9, 0.02)}), coverage="facts")
     answer = ClaimInput(text=as_answer_to(q, "3,183 million"), source="answer", given=q)

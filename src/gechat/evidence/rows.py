@@ -133,6 +133,7 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
 
 
 _LABEL = re.compile(r"[^\W\d_]|:")
+_NIL = re.compile(r"(?<!\S)[-–—](?!\S)")  # a table's nil cell: "-", "—"
 
 
 def unlabelled(answer: str, given: str, text: str, *, run: int = 3) -> list[str]:
@@ -159,14 +160,20 @@ def unlabelled(answer: str, given: str, text: str, *, run: int = 3) -> list[str]
 def _figures(text: str, run: int) -> list[tuple[Quantity, bool]]:
     """The values of ``text`` (years aside), each with whether it stands in a run of at least
     ``run`` with nothing between them that says which is which: a word, a cell's "label:", a
-    year."""
+    year. A nil cell's lone dash after a figure of the run holds a place in it ("Best Buy 4 -
+    (4) - - - -" is a row of seven cells whose headers the page's text lost)."""
     spans = located(text)
     out: list[tuple[Quantity, bool]] = []
     current: list[Quantity] = []
+    nil = 0
     for i, (a, _, q) in enumerate([*spans, (len(text), len(text), None)]):
-        if q is None or q.kind == "year" or (i and _LABEL.search(text, spans[i - 1][1], a)):
-            out += [(x, len(current) >= run) for x in current]
-            current = []
+        gap = spans[i - 1][1] if i else 0
+        label = _LABEL.search(text, gap, a) if i else None
+        if current:
+            nil += len(_NIL.findall(text, gap, label.start() if label else a))
+        if q is None or q.kind == "year" or label:
+            out += [(x, len(current) + nil >= run) for x in current]
+            current, nil = [], 0
         if q is not None and q.kind != "year":
             current.append(q)
     return out
