@@ -39,7 +39,7 @@ from gechat.settings import Settings
 from gechat.store.base import NewDocument
 from gechat.store.faults import kill_point
 from gechat.store.registry import open_store
-from gechat.types import Answer, ChunkHit, ChunkSpan, Document, ParsedDocument, SentenceSpan, Usage
+from gechat.types import Answer, ChunkHit, ChunkSpan, CoEReport, Document, ParsedDocument, SentenceSpan, Usage
 
 Progress = Callable[[str, str], None]  # (file, step)
 EMBED_SLICE = 512  # texts embedded between two progress updates
@@ -265,8 +265,18 @@ class Workspace:
         answerer = self.answerer
         if not isinstance(answerer, PrefillingAnswerer):
             return False
-        hits = with_footnotes(self.store, self.retriever.retrieve(question, self.settings.top_k_chunks))
+        hits, _ = self.retrieve(question)
         return answerer.prefill(question, self.excerpts(question, hits), stop)
+
+    def retrieve(self, question: str) -> tuple[list[ChunkHit], CoEReport | None]:
+        """The chunks the answer reads (the footnotes their marks call in), and what ScopeCoE's
+        choice covered when the retriever explains it; ``prepare`` and ``ask`` read the same."""
+        coe = None
+        if isinstance(self.retriever, ExplainingRetriever):
+            hits, coe = self.retriever.choose(question, self.settings.top_k_chunks)
+        else:
+            hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
+        return with_footnotes(self.store, hits), coe
 
     def corrector(self, correct: bool | None = None) -> Corrector | None:
         """The corrector ``Settings.correct`` names; ``correct`` True asks for one (``hc``
@@ -286,12 +296,7 @@ class Workspace:
         self.llm.usage = usage
         yield Stage("retrieve")
         t = time.perf_counter()
-        coe = None
-        if isinstance(self.retriever, ExplainingRetriever):
-            hits, coe = self.retriever.choose(question, self.settings.top_k_chunks)
-        else:
-            hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
-        hits = with_footnotes(self.store, hits)
+        hits, coe = self.retrieve(question)
         usage.stage("retrieve").seconds += time.perf_counter() - t
 
         yield Stage("answer")

@@ -104,3 +104,39 @@ def test_the_read_ahead_reads_exactly_the_prompt_asked(tmp_path: Path) -> None:
     ws.ask(question)
     assert fake.prefilled == [fake.calls[0][0]]
     assert GAP in fake.prefilled[0][-1]["content"]
+
+
+def test_the_read_ahead_reads_what_an_explaining_retriever_chooses(tmp_path: Path) -> None:
+    from gechat.types import CoEFeatures, CoEReport
+
+    settings = Settings.load("test", cache_dir=tmp_path / "cache", chunk_tokens=200)
+    fake = FakeLLM(["Answer: In 1889.\nThoughts:\n1. The tower was completed in 1889."])
+    ws = Workspace(tmp_path / "ws", settings, llm=CachedLLM(fake, None, Usage()))
+    doc = tmp_path / "tower.txt"
+    doc.write_text(TEXT)
+    ws.add([doc])
+    plain = ws.retriever
+    chosen: list[str] = []
+
+    class Explaining:  # ScopeCoE's shape: it chooses the snippets and says why
+        name = "explaining"
+
+        def retrieve(self, question: str, k: int) -> list[ChunkHit]:
+            raise AssertionError("an explaining retriever is asked to choose")
+
+        def choose(self, question: str, k: int) -> tuple[list[ChunkHit], CoEReport]:
+            chosen.append(question)
+            report = CoEReport(features=CoEFeatures(intent="when", relations=[], keywords=[]), snippets=[])
+            return plain.retrieve(question, k), report
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(plain, name)
+
+    ws.__dict__["retriever"] = Explaining()
+    question = "When was the tower completed?"
+    hits, report = ws.retrieve(question)
+    assert hits and report is not None and report.features.intent == "when"
+    assert ws.prepare(question)
+    ans = ws.ask(question)
+    assert chosen == [question] * 3 and fake.prefilled == [fake.calls[0][0]]
+    assert ans.coe is not None
