@@ -145,6 +145,11 @@ def test_a_fragment_answer_is_checked_as_the_answer_to_the_question() -> None:
     bare = make_claims(Draft(text="6,701", thoughts=["1,577"], raw=""), from_thoughts=True, question=q)
     assert [c.text for c in bare] == [f'The answer to the question "{q}" is: 6,701']
     assert make_claims(Draft(text="Yes.", thoughts=[], raw=""), from_thoughts=False, question=q) == []
+    # so is a bare name: "Carlo Rovelli" had no claim, and so no verdict at all
+    who = "Who wrote Seven Brief Lessons on Physics?"
+    name = make_claims(Draft(text="Carlo Rovelli", thoughts=["Rovelli"], raw=""), from_thoughts=True, question=who)
+    assert [c.text for c in name] == [f'The answer to the question "{who}" is: Carlo Rovelli']
+    assert make_claims(Draft(text="rovelli", thoughts=[], raw=""), from_thoughts=False, question=who) == []
     # a figure and a plural ending in -es ("stores" reads like a verb) is no sentence either
     stores = make_claims(Draft(text="168 stores", thoughts=[], raw=""), from_thoughts=False, question=q)
     assert [c.text for c in stores] == [f'The answer to the question "{q}" is: 168 stores']

@@ -16,6 +16,7 @@ _ABSTAIN = re.compile(
     re.I,
 )
 _MIN_WORDS = 3
+_YES_NO = frozenset(("yes", "no"))
 # "3. Net income was ..." in a numbered answer: the list number is no value of the claim
 _LIST_MARK = re.compile(r"^(?:\(?\d{1,2}[.)]|[-*•])\s+(?=\S)")
 # An answer as short as "0.7 billion" or "Chief of Protocol" states nothing on its own: it is
@@ -48,9 +49,11 @@ def make_claims(draft: Draft, *, from_thoughts: bool, question: str = "") -> lis
         # "-es" also ends plurals: "168 stores" is a figure too short to be a sentence
         fragment = (source == "answer" and bool(question) and len(text.split()) <= _FRAGMENT_WORDS
                     and (not _VERB.search(text) or (figure and len(key.split()) < _MIN_WORDS)))
-        # a bare figure ("6,701") is the whole answer to "what is the amount": it is checked,
-        # not dropped as too short to state anything
-        short = len(key.split()) < _MIN_WORDS and not (fragment and figure)
+        # a bare figure ("6,701") or name ("Carlo Rovelli", "SciBERT") is the whole answer to
+        # the question: it is checked, not dropped as too short to state anything (a bare
+        # "Yes" / "No" still is: the answer's other sentences say what it means)
+        named = any(w[:1].isupper() for w in text.split()) and key not in _YES_NO
+        short = len(key.split()) < _MIN_WORDS and not (fragment and (figure or named))
         if short or key in seen or is_abstention(text):
             continue
         seen.add(key)
