@@ -30,6 +30,9 @@ def test_a_count_is_held_where_the_words_around_it_meet_the_claims() -> None:
     # shares and bare answers are the typed checks' business
     assert not miscounted("The margin rose 12.5 percentage points.", "", "The margin rose 12.5%.")
     assert not miscounted("The answer is: 12.5", "", "It rose 12.5%.")
+    # a table row's header says what its figure counts: that is the row checks' business
+    row = "Total fiscal 2023 | Total Number of Shares Purchased: 7,138,475 | Average Price Paid per Share: $ 76.91"
+    assert not miscounted("The company repurchased 7,138,475 shares.", "", row)
 
 
 def test_a_miscounted_figure_fails_the_checks_with_its_reason() -> None:

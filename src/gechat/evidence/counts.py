@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 
+from gechat.documents.tables import row_label
 from gechat.evidence.values import located
 from gechat.lexical import content_keys
 
 SPAN = 4  # words read on each side of a figure, within its clause
 # a clause ends at punctuation or a bracket; a figure's words never cross one
-_CLAUSE = re.compile(r"[()\[\];:,.!?\"“”]")
+_CLAUSE = re.compile(r"[()\[\];:,.!?\"“”|]")
 _TOKEN = re.compile(r"[A-Za-z][\w'-]*")
 # words after a figure that make it a share, not a count: "12.5 percentage points" may be "12.5%"
 _SHARE = content_keys("percent percentage percentages point points pp bps basis")
@@ -45,7 +46,10 @@ def miscounted(answer: str, given: str, text: str) -> list[str]:
     what the claim counts elsewhere, with a word after each place it writes the figure and
     none around it that is one of the claim's around its figure. ``given`` (the question) is
     not read: what a count counts is in the claim. Money, shares of a whole and years are
-    the typed checks' business."""
+    the typed checks' business, and so is a canonical table row: its cell's header says what
+    its figure is (``rows.unbound``)."""
+    if row_label(text) is not None:
+        return []
     out = []
     places = located(text)
     for start, end, q in located(answer):
