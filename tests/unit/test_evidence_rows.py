@@ -112,6 +112,26 @@ def test_a_set_holds_a_rows_value_only_where_the_row_names_the_quantity() -> Non
     assert ctx.covers_set(right, pair, ctx.passage(pair, right))
 
 
+def test_a_row_that_states_none_of_the_claims_values_lends_a_set_no_words() -> None:
+    from gechat.evidence.rows import figure_line, lends_words
+
+    grobid, abstract = "Papers w/ GROBID full text 8.1M (10.0%)", "Papers w/ publisher abstract 73.4M (90.4%)"
+    assert figure_line(grobid) and figure_line("Best Buy 4 - (4) - - - -")
+    assert not figure_line("We process 1.5M papers from LATEX source.") and not figure_line("Table 3: Statistics.")
+    claim = "73.4M papers have full text."
+    assert lends_words(claim, grobid) and not lends_words(claim, abstract)
+    assert not lends_words("Many papers have full text.", grobid)  # a claim with no value
+    assert lends_words("Capex was $1,577 million.", "Net income | 2018: $ 5,349 (Millions)")
+    ctx = context(Scripted({}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([grobid, abstract])
+    pair = ctx.pool.sentences
+    wrong = ClaimInput(text=claim, source="answer")
+    # the pair holds every word and the figure, but "full text" is the GROBID row's, not 73.4M's
+    assert ctx.covers(wrong, ctx.passage(pair, wrong)) and not ctx.covers_set(wrong, pair, ctx.passage(pair, wrong))
+    both = ClaimInput(text="8.1M papers have GROBID full text and 73.4M a publisher abstract.", source="answer")
+    assert ctx.covers_set(both, pair, ctx.passage(pair, both))
+
+
 def test_the_nli_step_does_not_pass_a_row_about_another_quantity_and_names_the_quantity() -> None:
     claim = ClaimInput(text="Best Buy Co., Inc. reported revenue of $100.00 for February 3, 2018.", source="answer")
     ctx = context(Scripted({STOCK: (0.93, 0.02)}), coverage="facts")

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
-from gechat.evidence.values import Quantity, agree, claimed, located, restated, stating
+from gechat.evidence.values import Quantity, agree, claimed, located, restated, stated, stating
 from gechat.lexical import META_WORDS, STOPWORDS, content_keys, fact_keys, number_keys, words
 
 # periods, totals, scale, reading and linking words name no quantity ("the excerpt states",
@@ -130,6 +130,37 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
     # signs aside: "cash paid was $25 million" is the row's "(25)"
     values += [replace(v, value=-v.value) for v in values]
     return not any(stating(values, part) for part in rows)
+
+
+def lends_words(claim: str, text: str, *, answer: str | None = None, given: str = "") -> bool:
+    """Whether ``text``, one sentence of a set, is a table row (canonical, or a line of words
+    then figures only: "Papers w/ LaTeX full text 1.5M (1.8%)") that states none of the
+    values the claim states: its words are about its own figure, so lent to another row of
+    the set they mix two quantities ("S2ORC has 8.1M papers with GROBID full text and LaTeX
+    full text" from the GROBID row's 8.1M and the LaTeX row's words). False for a claim that
+    states no value, and for prose (a bridge sentence may well state another figure)."""
+    if row_label(text) is None and not figure_line(text):
+        return False
+    said = claim if answer is None else answer
+    values = claimed(said, given) + restated(said, given)
+    if not values:
+        return False
+    values += [replace(v, value=-v.value) for v in values]
+    if row_label(text) is not None:
+        return not stating(values, text)
+    return not any(agree(v, f) for v in values for f in stated(text))
+
+
+def figure_line(text: str) -> bool:
+    """A line of a table whose cells the loader did not find: a short label, then figures
+    and nothing else ("Total papers 81.1M", "Best Buy 4 - (4) - - - -")."""
+    spans = located(text)
+    if not spans or len(text) > 200:
+        return False
+    label, tail = text[:spans[0][0]], text[spans[0][0]:]
+    for a, b, _ in reversed(spans):
+        tail = tail[:a - spans[0][0]] + tail[b - spans[0][0]:]
+    return bool(_LABEL.search(label)) and len(label.split()) <= 12 and not re.search(r"[A-Za-z]", tail)
 
 
 _LABEL = re.compile(r"[^\W\d_]|:")

@@ -27,7 +27,7 @@ from gechat.evidence.dates import unnamed_years
 from gechat.evidence.framing import changed_only, foretold
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.offices import another_office
-from gechat.evidence.rows import figureless, unbound, unlabelled
+from gechat.evidence.rows import figureless, lends_words, unbound, unlabelled
 from gechat.evidence.values import agreeing_keys, another_period, located, mistyped, unshown
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
@@ -97,10 +97,12 @@ class EvidenceContext:
         and each table row of it that states the claim's value names the claim's quantity and
         period itself: a sentence that names the quantity ("3M's capital spending ...") does
         not make a row about another one ("Net cash used in financing activities | 2018:
-        (6,701)") its evidence, nor does a row beside it make a row of another period one."""
-        return self.covers(claim, text, headings_of(sents)) and not (
-            len(sents) > 1 and any(self._unbound(claim, s.text, s.context) or self._another_period(claim, s.text)
-                                   for s in sents if row_label(s.text) is not None))
+        (6,701)") its evidence, nor does a row beside it make a row of another period one; and
+        no row of it that states none of the claim's values only lends it words (``lends_words``)."""
+        return self.covers(claim, text, headings_of(sents)) and not (len(sents) > 1 and (
+            any(self._unbound(claim, s.text, s.context) or self._another_period(claim, s.text)
+                for s in sents if row_label(s.text) is not None)
+            or any(lends_words(claim.text, s.text, answer=claim.answer(), given=claim.given) for s in sents)))
 
     def _another_period(self, claim: ClaimInput, text: str) -> frozenset[str]:
         return another_period(claim.text, text, answer=claim.answer(), given=claim.given)
