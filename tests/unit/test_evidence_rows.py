@@ -247,6 +247,25 @@ def test_a_party_named_by_its_defined_term_is_read_under_the_heading_that_names_
     # a company in lower case is no defined term; nor is a heading that names nothing the claim lacks
     assert in_context(claim, "At December 31, 2018, the company employed 93,516 people.", path, "off")[1] == ""
     assert in_context(claim, said, "Annual report > PART I", "off")[1] == ""
+    # a filing's "we" is its company too ("Today, we are a global leader in ... packaging": 0.08)
+    amcor = ClaimInput(text="Amcor is a global leader in packaging.", source="answer")
+    we = "Today, we are a global leader in developing and producing responsible packaging."
+    assert in_context(amcor, we, "AMCOR PLC > PART I", "off") == (f"AMCOR PLC. {we}", "AMCOR PLC")
+
+
+def test_a_documents_running_title_dates_none_of_its_sentences() -> None:
+    from gechat.evidence.dates import dating
+    from gechat.evidence.steps import holds
+
+    q = "What are major acquisitions that Best Buy has done in FY2023, FY2022 and FY2021?"
+    claim = ClaimInput(text="Best Buy acquired Yardbird in FY2021 and Current Health in FY2023.", source="answer",
+                       given=q)
+    dated = "In fiscal 2022, we acquired Current Health Ltd. and Yardbird, on November 4, 2021."
+    # every page of the 10-K runs under "BEST BUY FISCAL 2023 FORM 10-K": it dated this to 2023
+    assert dating("BEST BUY FISCAL 2023 FORM 10-K > PART II") == "PART II"
+    assert dating("Fiscal 2023") == "Fiscal 2023"  # a path of one heading keeps it
+    assert not holds(claim, dated, context="BEST BUY FISCAL 2023 FORM 10-K > PART II")
+    assert holds(claim, dated, context="BEST BUY FISCAL 2023 FORM 10-K > Fiscal 2023 and 2022")
 
 
 

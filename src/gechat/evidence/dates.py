@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from gechat.documents.headings import SEPARATOR
+
 # a year as a period's name, glued to a prefix or not ("2018", "FY2018", "fiscal 2018"); linear:
 # one fixed-width match tried once per position
 _YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
@@ -23,6 +25,15 @@ def unnamed_years(claim: str, text: str) -> frozenset[str]:
     Empty when ``text`` names no year: an undated sentence may speak of any period."""
     named = years(text)
     return years(claim) - named if named else frozenset()
+
+
+def dating(context: str) -> str:
+    """The headings of a heading path (or of several joined, a set's) that may date the
+    sentences under them: all but the title that opens a path of several. A 10-K's running
+    "BEST BUY FISCAL 2023 FORM 10-K" is over every sentence of it, and had dated "In fiscal
+    2022, we acquired ..." to 2023 as well; a table's "Fiscal Years Ended" below it still dates."""
+    parts = context.split(SEPARATOR)
+    return SEPARATOR.join(p for p in parts if p != parts[0]) if len(parts) > 1 else context
 
 
 def year_after(text: str, pos: int) -> str | None:
@@ -53,4 +64,4 @@ def _ends_in_year(text: str) -> bool:
     return len(text) >= 4 and _YEAR.match(text, len(text) - 4) is not None
 
 
-__all__ = ["unnamed_years", "year_after", "year_before", "years"]
+__all__ = ["dating", "unnamed_years", "year_after", "year_before", "years"]

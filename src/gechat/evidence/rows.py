@@ -132,6 +132,15 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
     return not any(stating(values, part) for part in rows)
 
 
+def off_row(answer: str, given: str, row: str) -> list[str]:
+    """The values of ``answer`` (beyond its question ``given``) when the table row ``row``
+    states none of them (``figureless``): "67 employees" is no figure of "Employee benefit
+    assets | 2023: 67 ($ in millions)", whose 67 is $67 million; what the reader is told."""
+    if not figureless(answer, row, given=given):
+        return []
+    return [v.text for v in claimed(answer, given) + restated(answer, given)]
+
+
 def lends_words(claim: str, text: str, *, answer: str | None = None, given: str = "") -> bool:
     """Whether ``text``, one sentence of a set, is a table row (canonical, or a line of words
     then figures only: "Papers w/ LaTeX full text 1.5M (1.8%)") that states none of the
@@ -153,9 +162,10 @@ def lends_words(claim: str, text: str, *, answer: str | None = None, given: str 
 
 def figure_line(text: str) -> bool:
     """A line of a table whose cells the loader did not find: a short label, then figures
-    and nothing else ("Total papers 81.1M", "Best Buy 4 - (4) - - - -")."""
+    and nothing else ("Total papers 81.1M", "Best Buy 4 - (4) - - - -"); not a sentence
+    ending in a full stop ("All rates in this note are for 2018."), nor a line of years."""
     spans = located(text)
-    if not spans or len(text) > 200:
+    if not spans or len(text) > 200 or text.rstrip().endswith(".") or all(q.kind == "year" for *_, q in spans):
         return False
     label, tail = text[:spans[0][0]], text[spans[0][0]:]
     for a, b, _ in reversed(spans):

@@ -23,11 +23,11 @@ from gechat.documents.headings import SEPARATOR
 from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.counts import miscounted
-from gechat.evidence.dates import unnamed_years
+from gechat.evidence.dates import dating, unnamed_years
 from gechat.evidence.framing import changed_only, foretold
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.offices import another_office
-from gechat.evidence.rows import figureless, lends_words, unbound, unlabelled
+from gechat.evidence.rows import figureless, lends_words, off_row, unbound, unlabelled
 from gechat.evidence.values import agreeing_keys, another_period, located, mistyped, unshown
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
@@ -121,13 +121,14 @@ class EvidenceContext:
             lacking += [v for v in mistyped(claim.answer(), text, claim.given) + self._unbound(claim, text, context)
                         if v not in lacking]
             lacking += sorted(self._another_period(claim, text) - set(lacking))
-            lacking += sorted(unnamed_years(claim.answer(), f"{context} {text}") - set(lacking))
+            lacking += sorted(unnamed_years(claim.answer(), f"{dating(context)} {text}") - set(lacking))
             lacking += [v for v in unshown(claim.answer(), claim.given, text) if v not in lacking]
             for found, why in ((unlabelled, "one of several unlabelled figures"),
                                (foretold, "only as expected, not as happened"),
                                (changed_only, "only as a change, not as the amount"),
                                (another_office, "the text names another office"),
-                               (miscounted, "the text counts something else with it")):
+                               (miscounted, "the text counts something else with it"),
+                               (off_row, "not a figure of this row")):
                 for v in found(claim.answer(), claim.given, text):  # said once, with why
                     lacking = [w for w in lacking if w != v] + [f"{v} ({why})"]
         return lacking
@@ -187,7 +188,7 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
     # the year came from the question
     answer, given = claim.answer(), claim.given
     return coverage == "off" or not (
-        unnamed_years(answer, f"{context} {text}") or unshown(answer, given, text)
+        unnamed_years(answer, f"{dating(context)} {text}") or unshown(answer, given, text)
         or mistyped(answer, text, given) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given) or unlabelled(answer, given, text)
@@ -196,8 +197,10 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
 
 
 # a defined term for a party the document names: "the Company employed 93,516 people" is about
-# 3M only by the filing's title; the model read it as neutral to a claim naming 3M (0.05)
-_DEFINED = re.compile(r"\b[Tt]he (?:Company|Corporation|Registrant|Issuer|Borrower|Lender|Guarantor|Partnership|"
+# 3M only by the filing's title; the model read it as neutral to a claim naming 3M (0.05); so
+# is a filing's "we" ("Today, we are a global leader in ... packaging" for Amcor: 0.08)
+_DEFINED = re.compile(r"\b(?:[Ww]e|[Oo]ur|[Uu]s)\b|"
+                      r"\b[Tt]he (?:Company|Corporation|Registrant|Issuer|Borrower|Lender|Guarantor|Partnership|"
                       r"Fund|Trust|Bank|Employer|Licensor|Licensee|Seller|Buyer|Purchaser|Supplier|Customer|"
                       r"Contractor|Tenant|Landlord)\b")
 
