@@ -180,8 +180,9 @@ def test_a_contradiction_must_name_what_the_claim_is_about() -> None:
     heinz = "Heinz in the Moon is a 1934 German comedy film directed by Robert A. Stemmle."
     cbi = "CBI is commercial or financial information that is treated as private by its owner."
     fee = "The Federal fee for sending comments by mail is $5."
+    sunset = "Midnight Road is an American romantic drama film."
     ctx = context(Scripted({kettle: (0.01, 0.8), roth: (0.01, 0.7), revolver: (0.01, 0.8), heinz: (0.01, 0.8),
-                            cbi: (0.03, 0.62), fee: (0.01, 0.7)}))
+                            cbi: (0.03, 0.62), fee: (0.01, 0.7), sunset: (0.01, 0.8)}))
     steps = "The document provides instructions for sending comments, including the Federal Portal, fax, and mail."
     cases = (("Malibu Express is directed by Lee Sholem.", "", kettle, "unsupported"),
              # named in passing: the sentence is about the film, not about its director
@@ -190,6 +191,9 @@ def test_a_contradiction_must_name_what_the_claim_is_about() -> None:
              # the wrong answer is the subject; the film the question names is what it is about
              ("Steven Spielberg directed Revolver.", "Who directed Revolver?", revolver, "contradicted"),
              ("Steven Spielberg directed Revolver.", "", revolver, "unsupported"),
+             # the asked film inside what the claim is about only says whose composer it is
+             ("The composer of film Midnight Road studied in Vienna.", "Where did the composer of film Midnight "
+              "Road study?", sunset, "unsupported"),
              # a claim about the document names what it is about nowhere: a candidate must
              # state one of its names
              (steps, "How can comments be sent?", cbi, "unsupported"),

@@ -83,6 +83,15 @@ def subject_of(sentence: str) -> str:
     return sentence if tok is None else " ".join(t.text for t in tok.subtree)
 
 
+@lru_cache(maxsize=8192)
+def before_verb(sentence: str) -> str:
+    """``sentence`` up to its main verb (the one its subject depends on): the subject with all
+    that hangs on it, however the parse attached it ("The composer of film Before Sunset" of
+    "... studied in Vienna"); "" when the parse finds no subject, or without spaCy."""
+    tok = next(_subjects(sentence), None)
+    return "" if tok is None else sentence[:tok.head.idx]
+
+
 def speaks_of(claim: str, text: str) -> bool:
     """Whether ``text`` names the subject of ``claim`` (every word of it), or the claim has none."""
     keys = subject_keys(claim)
@@ -95,4 +104,4 @@ def anchored(claim: str, text: str, p_entail: float) -> bool:
     return p_entail >= STRONG or speaks_of(claim, text)
 
 
-__all__ = ["STRONG", "about_keys", "anchored", "speaks_of", "subject_keys", "subject_of"]
+__all__ = ["STRONG", "about_keys", "anchored", "before_verb", "speaks_of", "subject_keys", "subject_of"]

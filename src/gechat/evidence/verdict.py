@@ -22,7 +22,7 @@ from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, fragment_of
 from gechat.evidence.conflicts import off_topic_figures, stated_elsewhere
 from gechat.evidence.steps import ClaimState, EvidenceContext, active, headings_of
-from gechat.evidence.subjects import about_keys, subject_of
+from gechat.evidence.subjects import about_keys, before_verb, subject_of
 from gechat.lexical import META, content_keys, name_groups, name_words, number_keys, words
 from gechat.models.entail.base import CONTRADICTION
 from gechat.types import Sentence
@@ -79,6 +79,12 @@ def _sharing(claim: ClaimInput) -> Callable[[Sentence], bool]:
     about = about_keys(said)
     question = frozenset(words(claim.given))
     asked = [g for g in name_groups(said) if g <= question]
+    # a name inside what the claim is about ("The composer of film Before Sunset studied in
+    # Vienna") says whose composer, not that a sentence about the film speaks of the composer:
+    # "Before Sunset is a 2004 American romantic drama film" had contradicted it
+    if fragment_of(claim.given, claim.text) is None:
+        inside = frozenset(words(before_verb(said))) if about else frozenset()
+        asked = [g for g in asked if not g <= inside]
     keys = content_keys(claim.text) - META
     names = name_words(claim.text) - number_keys(claim.text)
     # a sentence whose subject is a pronoun or the document ("The document provides specific
