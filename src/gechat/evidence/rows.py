@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
@@ -125,11 +126,15 @@ def figureless(claim: str, row: str, *, answer: str | None = None, given: str = 
     rows = [part for part in row.split("\n") if part.strip()]  # a set of consecutive rows: one a line
     if any(row_label(part) is None for part in rows):
         return False
-    said = claim if answer is None else answer
-    values = claimed(said, given) + restated(said, given)
-    # signs aside: "cash paid was $25 million" is the row's "(25)"
-    values += [replace(v, value=-v.value) for v in values]
+    values = _signed(claim if answer is None else answer, given)
     return not any(stating(values, part) for part in rows)
+
+
+def _signed(said: str, given: str) -> list[Quantity]:
+    """The values ``said`` states (beyond its question ``given``), each also with its sign
+    turned: "cash paid was $25 million" is a row's "(25)"."""
+    values = claimed(said, given) + restated(said, given)
+    return values + [replace(v, value=-v.value) for v in values]
 
 
 def off_row(answer: str, given: str, row: str) -> list[str]:
@@ -150,11 +155,9 @@ def lends_words(claim: str, text: str, *, answer: str | None = None, given: str 
     states no value, and for prose (a bridge sentence may well state another figure)."""
     if row_label(text) is None and not figure_line(text):
         return False
-    said = claim if answer is None else answer
-    values = claimed(said, given) + restated(said, given)
+    values = _signed(claim if answer is None else answer, given)
     if not values:
         return False
-    values += [replace(v, value=-v.value) for v in values]
     if row_label(text) is not None:
         return not stating(values, text)
     return not any(agree(v, f) for v in values for f in stated(text))
@@ -167,10 +170,11 @@ def figure_line(text: str) -> bool:
     spans = located(text)
     if not spans or len(text) > 200 or text.rstrip().endswith(".") or all(q.kind == "year" for *_, q in spans):
         return False
-    label, tail = text[:spans[0][0]], text[spans[0][0]:]
-    for a, b, _ in reversed(spans):
-        tail = tail[:a - spans[0][0]] + tail[b - spans[0][0]:]
-    return bool(_LABEL.search(label)) and len(label.split()) <= 12 and not re.search(r"[A-Za-z]", tail)
+    label = text[:spans[0][0]]
+    # what stands between the figures and after the last: dashes, brackets, no word
+    between = [text[end:start] for (_, end, _), (start, _, _) in pairwise(spans)]
+    rest = " ".join([*between, text[spans[-1][1]:]])
+    return bool(_LABEL.search(label)) and len(label.split()) <= 12 and not re.search(r"[A-Za-z]", rest)
 
 
 _LABEL = re.compile(r"[^\W\d_]|:")
