@@ -23,8 +23,11 @@ from gechat.lexical import META, content_keys
 STRONG = 0.5  # P_entail from which the model's reading stands without the subject named
 
 
+@lru_cache(maxsize=4096)
 def _parse(text: str) -> Any:
-    """spaCy's parse of ``text`` (the fast graph's pipeline), or None without a working model."""
+    """spaCy's parse of ``text`` (the fast graph's pipeline), or None without a working model;
+    memoised: a claim is parsed for its subject, for what stands before its verb and for its
+    keys, once."""
     try:
         from gechat.graph.fast import load_spacy
 
