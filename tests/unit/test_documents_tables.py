@@ -168,6 +168,58 @@ def test_pdf_statement_headers_above_captions_and_a_second_table(tmp_path: Path)
     assert "Federal | 2018: 698 | 2017: 1,022 | 2016: 1,192" in text
 
 
+def _centred(page: pymupdf.Page, centre: float, y: float, text: str) -> None:
+    page.insert_text((centre - pymupdf.get_text_length(text, fontsize=8) / 2, y), text, fontsize=8)
+
+
+def test_pdf_tight_headers_and_a_header_over_two_columns(tmp_path: Path) -> None:
+    # a paper's small tables: "Precision" and "Recall" set closer than the type size were one
+    # header over two columns ("Field Precision Recall: 85.5" twice), and "CS" / "Bio" over
+    # their "prec." and "yield" were lost for the columns they do not overlap
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for centre, word in ((330, "Field"), (371, "Precision"), (405, "Recall"), (470, "F1")):
+        _centred(page, centre, 80, word)
+    for n, (label, *values) in enumerate((("title", "85.5", "85.1", "85.3"), ("authors", "92.1", "92.0", "92.2"))):
+        _right(page, 340, 92 + 10 * n, label)
+        for right, value in zip((378, 413, 480), values, strict=True):
+            _right(page, right, 92 + 10 * n, value)
+    _centred(page, 380, 160, "CS")
+    _centred(page, 460, 160, "Bio")
+    for centre, word in ((360, "prec."), (400, "yield"), (440, "prec."), (480, "yield")):
+        _centred(page, centre, 170, word)
+    for n, (label, *values) in enumerate((("Statistical", "98.4", "712", "94.4", "928"),
+                                          ("Hybrid", "91.5", "1,990", "92.1", "3,126"))):
+        page.insert_text((250, 182 + 10 * n), label, fontsize=8)
+        for right, value in zip((370, 410, 450, 490), values, strict=True):
+            _right(page, right, 182 + 10 * n, value)
+    path = tmp_path / "results.pdf"
+    doc.save(str(path))
+    text = load_document(path).text
+    assert "authors | Precision: 92.1 | Recall: 92.0 | F1: 92.2" in text
+    assert "Hybrid | CS prec.: 91.5 | CS yield: 1,990 | Bio prec.: 92.1 | Bio yield: 3,126" in text
+
+
+def test_pdf_upper_headers_that_do_not_share_out_the_columns_span_none(tmp_path: Path) -> None:
+    # "Level 3" stands over the gap where its own columns were left out (no figures in them):
+    # it is no header of the columns on either side
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for centre, word in ((305, "Level 1"), (385, "Level 2"), (445, "Level 3"), (505, "Total")):
+        _centred(page, centre, 80, word)
+    for right, year in ((290, "2018"), (330, "2017"), (370, "2018"), (410, "2017"), (490, "2018"), (530, "2017")):
+        _right(page, right, 90, year)
+    for n, (label, *values) in enumerate((("Equities", "45", "34", "11", "12", "56", "46"),
+                                          ("Bonds", "9", "10", "2,941", "2,904", "2,950", "2,914"))):
+        page.insert_text((60, 102 + 10 * n), label, fontsize=8)
+        for right, value in zip((290, 330, 370, 410, 490, 530), values, strict=True):
+            _right(page, right, 102 + 10 * n, value)
+    path = tmp_path / "levels.pdf"
+    doc.save(str(path))
+    text = load_document(path).text
+    assert "Level 3" not in text.split("Bonds", 1)[1].split("\n", 1)[0]
+
+
 def test_pdf_prose_with_numbers_is_not_a_table(tmp_path: Path) -> None:
     doc = pymupdf.open()
     page = doc.new_page()

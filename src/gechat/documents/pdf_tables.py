@@ -252,7 +252,16 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
         top = para[0].y0
         k -= 1
     unit = next((u for cells in above for c in cells if (u := unit_of(c.text))), "")
-    heads = [_row_heads(cells, columns, label_x1) for cells in above if not caption(cells)][-MAX_HEADER_ROWS:]
+    rows_above = [cells for cells in above if not caption(cells)][-MAX_HEADER_ROWS:]
+    heads = [_row_heads(cells, columns, label_x1) for cells in rows_above[:-1]]
+    if rows_above:
+        # the row just above the figures names each column, however tightly it is set
+        lowest = [part for whole in rows_above[-1] for part in _over_columns(whole, columns, label_x1)]
+        heads.append(_row_heads(lowest, columns, label_x1))
+        if len({n for n, _ in heads[-1]}) == len(columns) > 1:
+            # a header over the gap between two of those columns heads both ("CS" over
+            # "prec." and "yield")
+            heads[:-1] = [_row_heads(cells, columns, label_x1, spans=True) for cells in rows_above[:-1]]
     for r, row in enumerate(heads):
         below = {n for later in heads[r + 1:] for n, _ in later}
         # one title over a row that heads every column ("Year ended December 31," over the
@@ -264,21 +273,63 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
     return any(col.head for col in columns), unit
 
 
-def _row_heads(cells: list[_Cell], columns: list[_Column], label_x1: float) -> list[tuple[int, str]]:
+def _row_heads(cells: list[_Cell], columns: list[_Column], label_x1: float,
+               spans: bool = False) -> list[tuple[int, str]]:
     """The columns a header row's cells stand over, each with the cell's text; the unit,
-    captions and a title over every column tell no column apart."""
+    captions and a title over every column tell no column apart. With ``spans``, a row whose
+    every header stands over two or more columns ("CS" and "Bio" over "prec." and "yield")
+    gives a header centred over the gap between two columns to both."""
+    # a header centred over the first column starts left of its figures when it is wider
+    # than they are ("Total Number of Shares Purchased" over "7,138,475")
+    kept = [c for c in cells if not (unit_of(c.text) or (c.x0 < label_x1 - 2 and (c.x0 + c.x1) / 2 < label_x1))]
+    groups = [hit if len(hit := _over(c, columns)) > 1 else _spanned(c, columns) for c in kept]
+    # the row's headers must share the columns out between them, each taking two or more
+    spans = spans and sorted(n for g in groups for n in g) == list(range(len(columns))) and all(groups)
     out: list[tuple[int, str]] = []
-    for cell in cells:
-        # a header centred over the first column starts left of its figures when it is wider
-        # than they are ("Total Number of Shares Purchased" over "7,138,475")
-        if unit_of(cell.text) or (cell.x0 < label_x1 - 2 and (cell.x0 + cell.x1) / 2 < label_x1):
-            continue
-        hit = [n for n, col in enumerate(columns) if cell.x0 <= col.x1 + 2 and cell.x1 >= col.x0 - 2]
+    for cell, group in zip(kept, groups, strict=True):
+        hit = group if spans else _over(cell, columns)
         if hit and (len(hit) < len(columns) or len(columns) == 1):
             out.extend((n, cell.text) for n in hit)
         elif not hit and (near := _nearest(columns, cell)) is not None:
             out.append((near, cell.text))
     return out
+
+
+def _over(cell: _Cell, columns: list[_Column]) -> list[int]:
+    return [n for n, col in enumerate(columns) if cell.x0 <= col.x1 + 2 and cell.x1 >= col.x0 - 2]
+
+
+def _spanned(cell: _Cell, columns: list[_Column]) -> list[int]:
+    """The two columns a header centred over the gap between them heads ("CS" over its
+    "prec." and "yield"), else none."""
+    mid = (cell.x0 + cell.x1) / 2
+    for n, (a, b) in enumerate(pairwise(columns)):
+        if a.x1 < mid < b.x0 and a.x0 - 2 <= cell.x0 and cell.x1 <= b.x1 + 2 \
+                and abs(mid - (a.x0 + b.x1) / 2) <= (b.x1 - a.x0) / 8:
+            return [n, n + 1]
+    return []
+
+
+def _over_columns(cell: _Cell, columns: list[_Column], label_x1: float) -> list[_Cell]:
+    """A header cell whose words each stand over a column of their own ("Field Precision
+    Recall" set tight in a small table, "prec. yield prec. yield" under "CS" and "Bio") is
+    that many headers; a title whose words straddle the gaps ("Three Months Ended") is one."""
+    if len(cell.words) < 2:
+        return [cell]
+    owner: list[int] = []
+    for w in cell.words:
+        mid = (w.x0 + w.x1) / 2
+        hit = [n for n, col in enumerate(columns) if col.x0 - 2 <= mid <= col.x1 + 2]
+        if mid < label_x1 and not hit:
+            owner.append(-1)  # the label column's own header ("Field")
+        elif len(hit) == 1:
+            owner.append(hit[0])
+        else:
+            return [cell]
+    placed = [n for n in owner if n >= 0]
+    if len(placed) < 2 or len(set(placed)) != len(placed):
+        return [cell]
+    return [_Cell([w]) for w, n in zip(cell.words, owner, strict=True) if n >= 0]
 
 
 __all__ = ["table_rows"]
