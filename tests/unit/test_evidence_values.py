@@ -8,9 +8,10 @@ import pytest
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.candidates import Candidates
 from gechat.evidence.conflicts import ValueConflicts
+from gechat.evidence.periods import another_period
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.steps import ClaimState
-from gechat.evidence.values import agree, agreeing_keys, another_period, claimed, quantities
+from gechat.evidence.values import agree, agreeing_keys, claimed, quantities
 from gechat.evidence.verdict import Verdicts
 from tests.unit.test_evidence_objective import Scripted, context
 
@@ -108,22 +109,6 @@ def test_a_supported_claim_is_left_alone() -> None:
     assert passing.verdict is None
 
 
-def test_a_value_stated_for_another_year_is_not_evidence() -> None:
-    from gechat.evidence.dates import years
-    from gechat.evidence.values import another_period
-
-    assert years("FY2018 and fiscal 2019, not $2,018 or 120189") == {"2018", "2019"}
-    claim = "The FY2018 capital expenditure for 3M was approximately $1.7 billion to $1.9 billion."
-    guidance = "The Company expects 2019 capital spending to be approximately $1.7 billion to $1.9 billion."
-    assert another_period(claim, guidance, given="What was 3M's FY2018 capital expenditure?") == {"2018"}
-    assert not another_period(claim, "Capital spending was $1.7 billion in 2018 and $1.4 billion in 2017.")
-    assert not another_period(claim, "Purchases of PP&E (1,700) (1,373)")  # a table row: years in its header
-    assert not another_period(claim, "Net sales in 2019 were $32.8 billion.")  # not the claim's value
-    # the question's own numbers name things ("3M"), they are not the claim's value
-    assert not another_period("3M had 93,000 employees in 2018.", "3M was founded in 1902.", given="How many at 3M?")
-
-
-
 def test_a_sentence_dated_to_other_years_is_no_evidence_for_the_claims_years() -> None:
     from gechat.evidence.dates import unnamed_years
     from gechat.evidence.steps import holds
@@ -158,42 +143,11 @@ def test_an_amount_or_percentage_taken_from_the_question_must_be_shown() -> None
     assert not unshown("3M's capital spending was $1.6 billion.", "What was 3M's capex?", "Capex was $1.6 billion.")
 
 
-def test_in_a_sentence_of_several_years_a_value_belongs_to_the_year_beside_it() -> None:
-    from gechat.evidence.values import another_period, dated
-
-    both = "The company reported revenue of $5.2 billion in fiscal 2022, up from $4.8 billion in fiscal 2021."
-    assert [(q.text, set(ys)) for q, ys in dated(both)] == [("$5.2 billion", {"2022"}), ("$4.8 billion", {"2021"})]
-    assert another_period("Revenue in fiscal 2022 was $4.8 billion.", both) == {"2022"}
-    assert not another_period("Revenue in fiscal 2022 was $5.2 billion.", both)
-    assert not another_period("Revenue in fiscal 2021 was $4.8 billion.", both)
-    # a parenthesis, or a colon before the value: beside it too; a comma or another value is a border
-    assert another_period("Sales grew 12% in 2021.", "Sales grew 8% (2021); 12% (2022).") == {"2021"}
-    assert another_period("Debt was $3 million in 2022.", "2021: $3 million; 2022: $4 million") == {"2022"}
-    # words before the value, a name after it, more than two words: another clause, left undated
-    assert not another_period("Sales grew 8% in 2022.", "Fiscal 2021 sales grew 8%; in 2022 they grew 12%.")
-    assert not another_period("The goal is $600 million by 2021.",
-                              "The goal set in fiscal 2018 to reach $600 million by the end of fiscal 2021 stands.")
-    assert not another_period("Smith was 59 in 2017.", "Smith 59 Chief Executive Officer 2018, Vice President 2017.")
-    # undecided, so no judgement: a figure with no year beside it, or years paired by "respectively"
-    assert not another_period("Revenue in 2022 was $5.2 billion.",
-                              "In fiscal 2022, compared to fiscal 2021, revenue increased to $5.2 billion.")
-    assert not another_period("Revenue in 2022 was $4.8 billion.",
-                              "In 2022 and 2021, revenue was $5.2 billion and $4.8 billion, respectively.")
-    # a list of values beside a list of years pairs them in order, as a 10-K writes it
-    listed = "Cash from operations was $12.0 billion, $17.3 billion, and $18.4 billion in 2015, 2016, and 2017."
-    assert all(not ys for _, ys in dated(listed))
-    assert not another_period("Cash from operations in 2017 was $18.4 billion.", listed)
-    assert not another_period("Debt was $5 million in 2017.", "Debt was $5 million in 2016 and 2017 alike.")
-    assert not another_period("Fiscal 2019 had 52 weeks.", "Fiscal 2019 and fiscal 2017 included 52 weeks.")
-    assert not another_period("Revenue in 2022 was $4.8 billion.",
-                              "As of December 31, 2022, revenue of $4.8 billion was recognised, against 2021's plan.")
-
-
 ROW = "Net income | 2018: $ 5,363 | 2017: $ 4,869 | 2016: $ 5,058 (Millions)"
 
 
 def test_a_table_row_states_each_value_for_its_columns_period() -> None:
-    from gechat.evidence.values import another_period, narrow, row_cells
+    from gechat.evidence.values import narrow, row_cells
 
     assert [(c.head, c.periods, c.value) for c in row_cells(ROW)] == [
         ("2018", {"2018"}, "$ 5,363 million"), ("2017", {"2017"}, "$ 4,869 million"),
@@ -398,3 +352,14 @@ def test_a_bare_figure_answers_in_the_unit_its_question_asks_for() -> None:
     assert in_asked_unit(quantities("$1.6 billion and 4%"), "in USD millions") == quantities("$1.6 billion and 4%")
     assert in_asked_unit(quantities("0.55"), "What was the payout ratio?") == quantities("0.55")
 
+
+
+def test_a_bare_figure_in_a_column_of_percentages_is_a_percentage() -> None:
+    # "14.6%" of total sales is what a "% of Total" column writes as "14.6"; the bare figure
+    # still answers a question that asked for the percentage, and other columns are unchanged
+    row = "Consumer | 2018 Net Sales: 4,796 | 2018 % of Total: 14.6 (Dollars in millions)"
+    assert agreeing_keys("Consumer was 14.6% of 3M's 2018 sales.", row) == {"14.6"}
+    assert agreeing_keys("Consumer was 14.6 percent of sales.", "Consumer | Percentage of sales: 14.6") == {"14.6"}
+    assert agreeing_keys("14.6", row) == {"14.6"}
+    assert not agreeing_keys("Net sales grew 4,796%.", row)  # the sales column holds no percentages
+    assert not agreeing_keys("Precision was 92.1%.", "Hybrid | Bio yield: 92.1")

@@ -27,8 +27,9 @@ from gechat.evidence.dates import dating, unnamed_years
 from gechat.evidence.framing import changed_only, foretold
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.offices import another_office
+from gechat.evidence.periods import another_period
 from gechat.evidence.rows import figureless, lends_words, off_row, unbound, unlabelled
-from gechat.evidence.values import agreeing_keys, another_period, located, mistyped, unshown
+from gechat.evidence.values import agreeing_keys, located, mistyped, unshown
 from gechat.lexical import Coverage, content_keys, missing_words, number_keys, uncovered
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import ENTAILMENT, EntailmentScorer

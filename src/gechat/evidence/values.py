@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from gechat.documents.tables import MARKER, SEPARATOR, row_label
-from gechat.evidence.dates import year_after, year_before, years
+from gechat.evidence.dates import years
 from gechat.lexical import LOCATOR, number_keys
 
 Kind = Literal["money", "percent", "number", "count", "year"]
@@ -45,6 +45,7 @@ LOOSE, BOUND = 0.10, 2.0  # a hedged value agrees within 10%; "more than 10" wit
 # Shares"), unless it says it holds an amount ("Ordinary Shares Amount", "Price Paid per Share")
 _COUNT_HEAD = re.compile(r"(?i)\b(?:number of|shares|employees|headcount)\b")
 _AMOUNT_HEAD = re.compile(r"(?i)\b(?:amount|price|value|cost|paid|dollars?|per share)\b|[$€£¥]")
+_PERCENT_HEAD = re.compile(r"(?i)%|\bper[ \t]?+cent(?:age)?+\b")  # "% of Total: 14.6", "Percent change"
 
 
 @dataclass(frozen=True)
@@ -213,12 +214,19 @@ def unshown(answer: str, given: str, evidence: str) -> list[str]:
 
 def stated(text: str) -> tuple[Quantity, ...]:
     """The values ``text`` states; a table row's in the unit its table gives them (``cell_values``),
-    a bare figure in a column that counts things as a count."""
+    a bare figure in a column that counts things as a count, in one of percentages as one."""
     cells = row_cells(text)
     if not cells:  # "Table 1" names a table; "1" is no value it states
         return quantities(LOCATOR.sub(" ", text))
-    return tuple(replace(q, kind="count") if q.kind == "number" and _counts(c.head) else q
-                 for c in cells for q in cell_values(c, not row_unit(text)))
+    return tuple(r for c in cells for q in cell_values(c, not row_unit(text)) for r in _as_headed(q, c.head))
+
+
+def _as_headed(q: Quantity, head: str) -> tuple[Quantity, ...]:
+    if q.kind != "number":
+        return (q,)
+    if _counts(head):
+        return (replace(q, kind="count"),)
+    return (q, replace(q, kind="percent")) if _PERCENT_HEAD.search(head) else (q,)
 
 
 def cell_values(cell: Cell, unscaled: bool) -> tuple[Quantity, ...]:
@@ -311,7 +319,10 @@ def row_cells(text: str) -> list[Cell]:
             value = f"{value[:len(value) - len(bare)]}-{bare[1:-1]}"
         # a column that names no period holds the period its row names ("Liability balance
         # at June 30, 2022 | Employee Costs: $ 97")
-        out.append(Cell(head, years(head) or years(label), f"{value} {scale.group(1).lower()}" if scale else value))
+        # a column of percentages is in none of the table's units ("% of Total: 14.6")
+        if scale and not _PERCENT_HEAD.search(head):
+            value = f"{value} {scale.group(1).lower()}"
+        out.append(Cell(head, years(head) or years(label), value))
     return out
 
 
@@ -341,60 +352,5 @@ def narrow(text: str, wanted: frozenset[str] | set[str]) -> str:
     return SEPARATOR.join(kept) + (f" {unit}" if unit else "")
 
 
-def another_period(claim: str, evidence: str, *, answer: str | None = None, given: str = "") -> frozenset[str]:
-    """The claim's years, when ``evidence`` states the claim's value (of ``answer``, what the
-    claim adds to its question; default the whole claim; numbers of the question ``given``
-    name things, "3M", and are no value) for other years only: "capital spending of $1.7
-    billion" said of 2019 is no evidence for FY2018. Empty when the years agree, when either
-    names none, or when the evidence does not state the value. In a table row the years are
-    those of the columns holding the value: "Net income | 2018: $ 5,363 | 2017: $ 4,869"
-    does not support 5,363 for 2017."""
-    wanted, named = years(claim), years(evidence)
-    if not wanted or not named:
-        return frozenset()
-    values = claimed(claim if answer is None else answer, given)
-    cells = [c.periods for c in stating(values, evidence)]
-    if cells:  # a table row: the periods are those of the columns stating the value
-        return wanted if all(ys and not ys & wanted for ys in cells) else frozenset()
-    if wanted & named:
-        # a sentence of several years: the value is no evidence when it is written beside
-        # other years only ("$5.2 billion in fiscal 2022, up from $4.8 billion in fiscal 2021")
-        beside = [ys for q, ys in dated(evidence) if any(agree(v, q) for v in values)]
-        return wanted if beside and all(ys and not ys & wanted for ys in beside) else frozenset()
-    found = stated(evidence)
-    return wanted if any(agree(v, f) for v in values for f in found) else frozenset()
-
-
-# what may stand between a value and the year it is given for, after it: at most two small
-# words ("$4.8 billion in fiscal 2021", "$4.8 billion (2021)"); no comma, no clause break, no
-# name ("59 Chief Executive Officer 2018" is an age and a title). Before it, nothing but a
-# colon or a parenthesis ("2021: $4.8 billion"): words there were mostly a clause about
-# another thing ("goal set in fiscal 2018 to reach $600 million by fiscal 2021").
-_BESIDE = re.compile(r"[ \t(:]*+(?:(?:[a-z]++|[Ff]iscal)[ \t(:]++){0,2}+")
-_LIST_GAP = re.compile(r"[ \t]*+,?+[ \t]*+(?:(?:and|or)[ \t]++)?+")  # between two items of a list
-
-
-def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
-    """Each value of prose ``text`` (years aside) with the year written beside it (see
-    ``_BESIDE``): which period a figure is given for. Values or years in a list ("$12.0
-    billion, $17.3 billion, and $18.4 billion in 2015, 2016, and 2017") pair in order, as
-    with "respectively": such a value is left undated, and so is one with a year on each side."""
-    if "respectively" in text.lower():
-        return []
-    spans = [span for span in located(text) if span[2].kind != "year"]
-    out = []
-    for k, (start, end, q) in enumerate(spans):
-        after_end = spans[k + 1][0] if k + 1 < len(spans) else len(text)
-        before_start = spans[k - 1][1] if k else 0
-        listed = (k + 1 < len(spans) and _LIST_GAP.fullmatch(text, end, after_end)) or \
-            (k and _LIST_GAP.fullmatch(text, before_start, start))
-        m = _BESIDE.match(text, end, after_end)
-        after = year_after(text, m.end()) if m else None
-        before = year_before(text, before_start + len(text[before_start:start].rstrip(" \t(:)")))
-        year = None if listed or (after and before) else (after or before)
-        out.append((q, frozenset([year] if year else [])))
-    return out
-
-
-__all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "another_period", "comparable", "dated", "narrow",
-           "quantities", "restated", "row_cells", "row_unit", "stated", "unshown"]
+__all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "comparable", "located", "narrow",
+           "quantities", "restated", "row_cells", "row_unit", "stated", "stating", "unshown"]
