@@ -234,6 +234,9 @@ def test_facts_sets_aside_steps_that_say_only_where_something_is_written() -> No
     assert states_no_fact("The information is presented in a straightforward manner, without any additional "
                           "context or interpretation.", q)
     assert not states_no_fact("The interest rate is presented in the table.", q)
+    # nor how the step was reached; what was needed is a fact when it names something
+    assert states_no_fact("This is directly provided in the text, without needing to infer or calculate anything.", q)
+    assert not states_no_fact("The company needs additional financing.", q)
     # "total" is what is being told, like "number"; a total with what it totals is a fact
     assert states_no_fact("The total number of papers is given in the first line of the table.",
                           "How many papers does the corpus contain?")

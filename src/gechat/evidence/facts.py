@@ -52,6 +52,10 @@ _HOLDS = re.compile(r"^\W*+(?:[\w']++\s++){0,3}?(?:excerpts?|documents?|text|pas
 # in the first line of the table" says where; kept out of META, whose other users (sets,
 # verdicts) must count "total revenue" as what a claim is about
 _TOTAL = content_keys("total totals")
+# how the step was reached, not what it found: "This information is directly provided in the
+# text, without needing to infer or calculate anything"
+_REASONING = content_keys("need needs needed needing infer inferred inferring inference calculate calculated "
+                          "calculating calculation compute computed computing look looking anything something")
 # the parts of a document an answer may point to instead of answering
 _WHERE = content_keys("document text paper article report filing passage excerpt source section chapter "
                       "introduction abstract conclusion summary sentence paragraph page line table figure "
@@ -65,7 +69,7 @@ def states_no_fact(text: str, question: str = "") -> bool:
     if (_ANSWERS.match(text) or _HOLDS.match(text)) and not fact_keys(text) - fact_keys(question) - META:
         return True
     keys = content_keys(_INTERPRET.sub(" ", LOCATOR.sub(" ", _NAMED_PART.sub(" ", text))))
-    return not (keys - content_keys(question) - META - _TOTAL)
+    return not (keys - content_keys(question) - META - _TOTAL - _REASONING)
 
 
 class NoFact:
