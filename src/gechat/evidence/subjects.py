@@ -42,7 +42,9 @@ def _subjects(text: str, *, reported: bool = False) -> Iterator[Any]:
     doc = _parse(text)
     for tok in doc if doc is not None else ():
         head = tok.head
-        if tok.dep_ in ("nsubj", "nsubjpass") and (
+        # a clause may be the subject: a title read as one ("These Boots Are Made for Walkin'
+        # is a hit song"), "What the tenant pays is ..."
+        if tok.dep_ in ("nsubj", "nsubjpass", "csubj", "csubjpass") and (
                 head.dep_ == "ROOT" or (reported and head.dep_ == "ccomp" and head.head.dep_ == "ROOT")):
             yield tok
 
