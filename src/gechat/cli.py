@@ -72,6 +72,9 @@ def add(
         "address (ray://head:10001, auto); the store must be one the workers reach (PostgreSQL)")] = None,
     ray_workers: Annotated[int | None, typer.Option(help="With --ray local: worker processes (default: cores)")
                            ] = None,
+    again: Annotated[bool, typer.Option(
+        "--again", help="Read files already added again (a newer gechat reads tables and layout better): the new "
+        "reading replaces the stored one; without it they are skipped")] = False,
 ) -> None:
     """Add documents: parse, split into sentences and chunks, embed, store, build the graph."""
     from gechat.graph.build import Budget
@@ -79,6 +82,8 @@ def add(
     s = _settings(preset, config, chunk_tokens=chunk_tokens, n_chunks=n_chunks, graph=graph, ray_address=ray,
                   ray_workers=ray_workers)
     if s.ray_address:
+        if again:
+            raise GechatError("--again reads files on this machine", hint="run it without --ray")
         raise typer.Exit(add_with_ray(workspace, s, files))
     ws = _workspace(workspace, s)
     failed = 0
@@ -91,7 +96,7 @@ def add(
             bar.update(task, description=f"{Path(path).name}: {step}")
 
         for f in files:
-            (res,) = ws.add([f], progress=show, budget=budget,
+            (res,) = ws.add([f], progress=show, budget=budget, again=again,
                             graph_progress=lambda r: bar.update(task, description=f"graph · {cost_line(r)}"))
             bar.advance(task)
             failed += not print_added(res)

@@ -82,12 +82,9 @@ class Workspace:
         self.path = Path(path)
         self.settings = settings or Settings.load()
         self.store = open_store(self.settings, self.path)
-        if llm is not None:
-            self.__dict__["llm"] = llm
-        if embedder is not None:
-            self.__dict__["embedder"] = embedder
-        if scorer is not None:
-            self.__dict__["scorer"] = scorer
+        for name, given in (("llm", llm), ("embedder", embedder), ("scorer", scorer)):
+            if given is not None:  # a component passed in stands for the one built on first use
+                self.__dict__[name] = given
 
     # --- components, built on first use ---
     @cached_property
@@ -143,17 +140,18 @@ class Workspace:
         return reports
 
     # --- documents ---
-    def add(self, paths: Iterable[str | Path], progress: Progress | None = None, *,
-            budget: Budget | None = None, graph_progress: GraphProgress | None = None) -> list[AddResult]:
+    def add(self, paths: Iterable[str | Path], progress: Progress | None = None, *, budget: Budget | None = None,
+            graph_progress: GraphProgress | None = None, again: bool = False) -> list[AddResult]:
         """Adds each file in its own transaction; a bad file is reported, the rest go on.
         The graph is then built for it (settings.graph); a graph failure or a spent budget
-        leaves the document added and its graph to `gechat graph build`."""
+        leaves the document added and its graph to `gechat graph build`. With ``again``, a file
+        already added is read anew and replaces the stored reading (once the new one is ready)."""
         results = []
         budget = budget or Budget()
         for p in paths:
             t0 = time.perf_counter()
             try:
-                results.append(self._add_one(Path(p), progress))
+                results.append(self._add_one(Path(p), progress, again))
             except GechatError as e:
                 results.append(AddResult(path=str(p), status="failed", error=e))
             res = results[-1]
@@ -169,7 +167,7 @@ class Workspace:
             res.seconds = time.perf_counter() - t0
         return results
 
-    def _add_one(self, path: Path, progress: Progress | None) -> AddResult:
+    def _add_one(self, path: Path, progress: Progress | None, again: bool = False) -> AddResult:
         def step(name: str) -> None:
             kill_point(name)
             if progress is not None:
@@ -184,7 +182,7 @@ class Workspace:
             raise StoreError(f"{path}: cannot read ({e.strerror})") from None
         sha = hashlib.sha256(data).hexdigest()
         existing = self.store.find_sha256(sha)
-        if existing is not None:
+        if existing is not None and not again:
             return AddResult(path=str(path), status="duplicate", document=existing)
         timings: dict[str, float] = {}
         t = time.perf_counter()
@@ -203,6 +201,8 @@ class Workspace:
         timings["embed"] = time.perf_counter() - t
         t = time.perf_counter()
         step("storing")
+        if existing is not None:  # read again: the reading just made replaces the stored one
+            self.store.remove(existing.id)
         try:
             doc = self.store.insert(NewDocument(str(path.resolve()), sha, parsed, sentences, chunks, s_vecs, c_vecs,
                                                 self._embedder_id()))

@@ -48,6 +48,11 @@ def test_add_ask_remove(ws: Workspace, tmp_path: Path) -> None:
     assert "1 pages read; embedding 0/9 sentences and chunks" in steps and "storing" in steps
     (dup,) = ws.add([f])
     assert dup.status == "duplicate"
+    # read again (a newer reader): the new reading replaces the stored one, nothing doubled
+    (again,) = ws.add([f], again=True)
+    assert again.status == "added" and again.document is not None
+    assert [d.id for d in ws.documents()] == [again.document.id]
+    res = again
     ans = ws.ask("When was the Eiffel Tower completed?")
     assert ans.text == "The tower was completed in 1889 for the World's Fair."
     assert len(ans.thoughts) == 2
