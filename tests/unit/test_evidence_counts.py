@@ -35,6 +35,20 @@ def test_a_count_is_held_where_the_words_around_it_meet_the_claims() -> None:
     assert not miscounted("The company repurchased 7,138,475 shares.", "", row)
 
 
+def test_a_count_of_a_kind_the_text_never_names_is_not_held() -> None:
+    # "12M nodes of this type" was said of authors; the set that "supported" 12M paper nodes
+    # took "unique" from a sentence about entities
+    authors = ("The literature graph has 12M nodes of this type. Each node of this type represents a unique "
+               "scientific concept discussed in the literature.")
+    assert miscounted("The Semantic Scholar literature graph has 12M unique paper nodes.", "", authors) == ["12M"]
+    assert not miscounted("The literature graph has 12M author nodes.", "", f"Authors. {authors}")
+    # the kind named anywhere in the text, an adjective, or a name in front: left to the other checks
+    assert not miscounted("The graph has 37 million paper nodes.", "", "It holds 37M unique paper nodes.")
+    assert not miscounted("SPECTER uses 684K training triples.", "", "It yields about 684K training triples.")  # no "K"
+    assert not miscounted("Best Buy had 1,138 store locations.", "", "We operated 1,138 stores at year end.")
+    assert not miscounted("Best Buy ran 1,138 retail stores.", "", "We operated 1,138 stores at year end.")
+
+
 def test_a_miscounted_figure_fails_the_checks_with_its_reason() -> None:
     claim = ClaimInput(text=ENTRIES, source="answer", given="How many bibliography entries does S2ORC contain?")
     assert not holds(claim, SAMPLE)

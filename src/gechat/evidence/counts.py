@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from gechat.documents.tables import row_label
+from gechat.evidence.subjects import kind_counted
 from gechat.evidence.values import located
 from gechat.lexical import content_keys
 
@@ -44,7 +45,9 @@ def miscounted(answer: str, given: str, text: str) -> list[str]:
     """The counts of ``answer`` ("100 bibliography entries") that ``text`` states only on
     other things: as a share or an amount ("do not sum to 100%"), or, where the text names
     what the claim counts elsewhere, with a word after each place it writes the figure and
-    none around it that is one of the claim's around its figure. ``given`` (the question) is
+    none around it that is one of the claim's around its figure; or when the text never names
+    the kind the claim counts ("12M paper nodes" against "12M nodes of this type", said of
+    authors: the nouns compounded with the counted noun, parsed). ``given`` (the question) is
     not read: what a count counts is in the claim. Money, shares of a whole and years are
     the typed checks' business, and so is a canonical table row: its cell's header says what
     its figure is (``rows.unbound``)."""
@@ -63,7 +66,8 @@ def miscounted(answer: str, given: str, text: str) -> list[str]:
         counts = [_around(text, s, e) for s, e, kind in same if kind in ("number", "count")]
         mine = counted | content_keys(before)
         if not counts or (counted & content_keys(text)
-                          and all(a and not content_keys(f"{b} {a}") & mine for b, a in counts)):
+                          and all(a and not content_keys(f"{b} {a}") & mine for b, a in counts)) \
+                or not kind_counted(answer, start, end) <= content_keys(text):
             out.append(answer[start:end].strip())
     return out
 

@@ -97,6 +97,21 @@ def before_verb(sentence: str) -> str:
     return "" if tok is None else sentence[:tok.head.idx]
 
 
+def kind_counted(text: str, start: int, end: int) -> frozenset[str]:
+    """The content keys of the common nouns that say which kind of thing the figure
+    ``text[start:end]`` counts: the compounds of the noun it numbers ("paper" of "12M unique
+    paper nodes", "bibliography" of "100 bibliography entries"; not the "M" of "12M"); none
+    without spaCy."""
+    doc = _parse(text)
+    tok = next((t for t in doc if t.idx <= start < t.idx + len(t)), None) if doc is not None else None
+    while tok is not None and tok.pos_ == "NUM" and tok.dep_ in ("compound", "nummod") and tok.head is not tok:
+        tok = tok.head  # "37 million paper nodes": from "37" through "million" to "nodes"
+    if tok is None or tok.pos_ != "NOUN":
+        return frozenset()
+    kinds = [c.text for c in tok.children if c.dep_ == "compound" and c.pos_ == "NOUN" and not start <= c.idx < end]
+    return frozenset(content_keys(" ".join(kinds)))
+
+
 def speaks_of(claim: str, text: str) -> bool:
     """Whether ``text`` names the subject of ``claim`` (every word of it), or the claim has none."""
     keys = subject_keys(claim)
@@ -109,4 +124,5 @@ def anchored(claim: str, text: str, p_entail: float) -> bool:
     return p_entail >= STRONG or speaks_of(claim, text)
 
 
-__all__ = ["STRONG", "about_keys", "anchored", "before_verb", "speaks_of", "subject_keys", "subject_of"]
+__all__ = ["STRONG", "about_keys", "anchored", "before_verb", "kind_counted", "speaks_of", "subject_keys",
+           "subject_of"]
