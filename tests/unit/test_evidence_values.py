@@ -27,6 +27,11 @@ def test_values_are_read_with_their_kind_scale_sign_and_hedge() -> None:
         "more than 280M nodes")]
     assert got == [(pytest.approx(32.8e9), "money", ""), (2018.0, "year", ""), (3.5, "percent", ""),
                    (31_657e6, "money", ""), (-1234.0, "number", ""), (280e6, "number", "more")]
+    # a range's first bound is in the unit written after its second; a bare range has none
+    ranges = "a 30-40% increase, $1.7 to $1.9 billion, 5-10 years, from $5 to 10%"
+    assert [(q.value, q.kind) for q in quantities(ranges)] == [
+        (30.0, "percent"), (40.0, "percent"), (pytest.approx(1.7e9), "money"), (pytest.approx(1.9e9), "money"),
+        (5.0, "number"), (10.0, "number"), (5.0, "money"), (10.0, "percent")]
 
 
 def test_locators_codes_and_list_markers_are_not_values() -> None:

@@ -98,7 +98,22 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
                      scaled=bool(cur or scale != 1.0 or pct), hedge=_hedge(text, m.start()),
                      text=m.group().strip(" \t"), key=_key(num))
         out.append((m.start(), m.end(), q))
-    return tuple(out)
+    return tuple(_ranged(text, out))
+
+
+_RANGE = re.compile(r"[ \t]*+(?:[-–—]|to)[ \t]*+")  # between a range's two bounds
+
+
+def _ranged(text: str, spans: list[tuple[int, int, Quantity]]) -> list[tuple[int, int, Quantity]]:
+    """A range's first bound in the unit written once, after its second: "30-40%" is 30% to
+    40%, "$1.7 to $1.9 billion" $1.7 billion to $1.9 billion ("30" alone had read as a count)."""
+    for k in range(len(spans) - 1):
+        (start, end, a), (nxt, _, b) = spans[k], spans[k + 1]
+        if a.kind in ("number", "money") and a.scale == 1.0 and a.value >= 0 and _RANGE.fullmatch(text, end, nxt) \
+                and (b.scale != 1.0 or (b.kind == "percent" and a.kind == "number")):
+            kind = "percent" if b.kind == "percent" else "money" if "money" in (a.kind, b.kind) else b.kind
+            spans[k] = (start, end, replace(a, value=a.value * b.scale, kind=kind, scale=b.scale, scaled=True))
+    return spans
 
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
