@@ -4,7 +4,7 @@ only as a change is no evidence for it as an amount."""
 from __future__ import annotations
 
 from gechat.evidence.base import ClaimInput, as_answer_to
-from gechat.evidence.framing import changed_only, foretold
+from gechat.evidence.framing import amount_only, changed_only, foretold
 from gechat.evidence.steps import holds
 from tests.unit.test_evidence_objective import Scripted, context
 
@@ -68,3 +68,21 @@ def test_the_evidence_step_names_the_value_given_only_as_a_change() -> None:
     ctx = context(Scripted({MDA: (0.95, 0.01)}), coverage="facts")
     claim = ClaimInput(text="Amcor's net sales were $150 million.", source="answer")
     assert ctx.missing(claim, MDA) == ["$150 million (only as a change, not as the amount)"]
+
+
+def test_a_value_given_only_as_an_amount_is_missing_from_a_claim_of_the_change() -> None:
+    # 7.8 was the fine-grained annotations' deviation; the reduction from 14.0 was 6.2
+    table = ("FINE annotations have lower standard deviation in faithfulness scores than COARSE annotations "
+             "(7.8 vs 14.0 average on 100-point scaled ratings).")
+    claim = "Fine-grained judgment reduces the standard deviation of faithfulness scores by 7.8."
+    assert amount_only(claim, "", table) == ["7.8"]
+    assert not holds(ClaimInput(text=claim, source="answer"), table)
+    assert context(Scripted({table: (0.95, 0.01)}), coverage="facts").missing(
+        ClaimInput(text=claim, source="answer"), table) == ["7.8 (only as an amount, not as the change)"]
+    # a change beside the value in the text, a cell headed as a change, or a claim of the amount
+    assert not amount_only("Net sales rose by $150 million in fiscal 2023.", "", MDA)
+    assert not amount_only("Revenue rose 12% in 2022.", "", "Revenue was up 12% in 2022.")
+    assert not amount_only("Revenue rose 12%.", "", "Revenue | % change: 12%")
+    assert not amount_only("The deviation rose by 30-40%.", "", "with a 30-40% increase in standard deviation")
+    assert not amount_only("The deviation was 7.8.", "", table)
+    assert amount_only("Revenue rose 12% in 2022.", "", "Our margin was 12% in 2022.") == ["12%"]

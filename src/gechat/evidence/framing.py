@@ -25,7 +25,9 @@ states it as an amount when no word of change stands in its clause before the va
 it up to the next comma or value ("were $150 million, or 1% higher" states the $150 million
 as an amount). Where the claim has such a word in that reach, it is left to the model (a
 loose reading of the claim: "los" of "loss" also matches "Los Angeles", which only leaves
-more to the model).
+more to the model). The other way round, a value the claim gives as a change ("reduces the
+standard deviation by 7.8") is not held by a text that writes it only as an amount, with no
+word of change near it ("7.8 vs 14.0": 7.8 was the deviation, the change 6.2).
 """
 
 from __future__ import annotations
@@ -90,6 +92,43 @@ def changed_only(answer: str, given: str, text: str) -> list[str]:
     return out
 
 
+def amount_only(answer: str, given: str, text: str) -> list[str]:
+    """The values ``answer`` (beyond its question ``given``) states as changes ("reduces the
+    deviation by 7.8", "rose 12%") that ``text`` gives only as amounts ("7.8 vs 14.0"): no
+    word of change in the reach of any place it writes them."""
+    values = claimed(answer, given)
+    claim_spans = located(answer)
+    spans = located(text)
+    out = []
+    for v in values:
+        if not any(q.key == v.key and _as_change(answer, a) for a, _, q in claim_spans):
+            continue
+        at = [(start, end) for start, end, q in spans if q.key == v.key or agree(v, q)]
+        if at and not any(_told_as_change(text, start, end) for start, end in at):
+            out.append(v.text)
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _told_as_change(text: str, start: int, end: int) -> bool:
+    """Whether a word of change stands right by the value at ``start:end`` (two words either
+    side, in its clause): "increased by $150 million", "up 12%", "a 30-40% increase", "Change: 12"."""
+    before = text[_clause_start(text, start):start]
+    stop = _REACH_END.search(text, end)
+    near = _WORD.findall(before)[-2:] + _WORD.findall(text[end:stop.start() if stop else len(text)])[:2]
+    return any(_CHANGE_WORD.match(w) for w in near)
+
+
+def _as_change(text: str, at: int) -> bool:
+    """Whether the value at ``at`` is written as a change: right after a word of change
+    ("increased by", "rose"), or after "by" in a clause with one ("reduces the deviation by")."""
+    before = text[_clause_start(text, at):_after_space(text, at)]
+    by = before.rstrip().endswith(" by") and _CHANGE_WORD.search(before) is not None
+    return by or _CHANGE_BEFORE.search(before) is not None
+
+
 def _places(value: Quantity, spans: tuple[tuple[int, int, Quantity], ...]) -> list[int]:
     """Where a text (its ``located`` spans) states ``value``, in any form."""
     return [start for start, _, q in spans if q.key == value.key or agree(value, q)]
@@ -122,4 +161,4 @@ def _expected(text: str, start: int) -> bool:
     return _EXPECTS.search(text, _clause_start(text, start), start) is not None
 
 
-__all__ = ["changed_only", "foretold"]
+__all__ = ["amount_only", "changed_only", "foretold"]

@@ -24,7 +24,7 @@ from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.counts import miscounted
 from gechat.evidence.dates import dating, unnamed_years
-from gechat.evidence.framing import changed_only, foretold
+from gechat.evidence.framing import amount_only, changed_only, foretold
 from gechat.evidence.lengths import LenNorm
 from gechat.evidence.offices import another_office
 from gechat.evidence.periods import another_period
@@ -127,6 +127,7 @@ class EvidenceContext:
             for found, why in ((unlabelled, "one of several unlabelled figures"),
                                (foretold, "only as expected, not as happened"),
                                (changed_only, "only as a change, not as the amount"),
+                               (amount_only, "only as an amount, not as the change"),
                                (another_office, "the text names another office"),
                                (miscounted, "the text counts something else with it"),
                                (off_row, "not a figure of this row")):
@@ -193,8 +194,8 @@ def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context
         or mistyped(answer, text, given) or another_period(claim.text, text, answer=answer, given=given)
         or unbound(claim.text, text, answer=answer, given=given, context=context)
         or figureless(claim.text, text, answer=answer, given=given) or unlabelled(answer, given, text)
-        or foretold(answer, given, text) or changed_only(answer, given, text) or another_office(answer, given, text)
-        or miscounted(answer, given, text))
+        or foretold(answer, given, text) or changed_only(answer, given, text) or amount_only(answer, given, text)
+        or another_office(answer, given, text) or miscounted(answer, given, text))
 
 
 # a defined term for a party the document names: "the Company employed 93,516 people" is about
