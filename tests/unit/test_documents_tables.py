@@ -137,6 +137,20 @@ def _right(page: pymupdf.Page, right: float, y: float, text: str) -> None:
     page.insert_text((right - pymupdf.get_text_length(text, fontsize=8), y), text, fontsize=8)
 
 
+def _rows(page: pymupdf.Page, label_x: float, top: float, rights: tuple[float, ...],
+          rows: tuple[tuple[str, ...], ...]) -> None:
+    """Table rows 10 points apart: the label at ``label_x``, each figure right-aligned at its column's edge."""
+    for n, (label, *values) in enumerate(rows):
+        page.insert_text((label_x, top + 10 * n), label, fontsize=8)
+        for right, value in zip(rights, values, strict=True):
+            _right(page, right, top + 10 * n, value)
+
+
+def _read(doc: pymupdf.Document, path: Path) -> str:
+    doc.save(str(path))
+    return load_document(path).text
+
+
 def test_pdf_statement_headers_above_captions_and_a_second_table(tmp_path: Path) -> None:
     # a balance sheet: the years sit above "Assets" / "Current assets", a paragraph of two
     # captions (the rows under them had no header); then a second table with years of its own
@@ -157,13 +171,8 @@ def test_pdf_statement_headers_above_captions_and_a_second_table(tmp_path: Path)
     page.insert_text((40, 140), "Provision for income taxes", fontsize=8)
     for right, year in ((380, "2018"), (450, "2017"), (520, "2016")):
         _right(page, right, 152, year)
-    for n, (label, *values) in enumerate((("Federal", "698", "1,022", "1,192"), ("State", "109", "59", "75"))):
-        page.insert_text((48, 164 + 10 * n), label, fontsize=8)
-        for right, value in zip((380, 450, 520), values, strict=True):
-            _right(page, right, 164 + 10 * n, value)
-    path = tmp_path / "statement.pdf"
-    doc.save(str(path))
-    text = load_document(path).text
+    _rows(page, 48, 164, (380, 450, 520), (("Federal", "698", "1,022", "1,192"), ("State", "109", "59", "75")))
+    text = _read(doc, tmp_path / "statement.pdf")
     assert "Total inventories | 2018: 4,366 | 2017: 4,034 (Dollars in millions)" in text
     assert "Federal | 2018: 698 | 2017: 1,022 | 2016: 1,192" in text
 
@@ -188,14 +197,9 @@ def test_pdf_tight_headers_and_a_header_over_two_columns(tmp_path: Path) -> None
     _centred(page, 460, 160, "Bio")
     for centre, word in ((360, "prec."), (400, "yield"), (440, "prec."), (480, "yield")):
         _centred(page, centre, 170, word)
-    for n, (label, *values) in enumerate((("Statistical", "98.4", "712", "94.4", "928"),
-                                          ("Hybrid", "91.5", "1,990", "92.1", "3,126"))):
-        page.insert_text((250, 182 + 10 * n), label, fontsize=8)
-        for right, value in zip((370, 410, 450, 490), values, strict=True):
-            _right(page, right, 182 + 10 * n, value)
-    path = tmp_path / "results.pdf"
-    doc.save(str(path))
-    text = load_document(path).text
+    _rows(page, 250, 182, (370, 410, 450, 490), (("Statistical", "98.4", "712", "94.4", "928"),
+                                                 ("Hybrid", "91.5", "1,990", "92.1", "3,126")))
+    text = _read(doc, tmp_path / "results.pdf")
     assert "authors | Precision: 92.1 | Recall: 92.0 | F1: 92.2" in text
     assert "Hybrid | CS prec.: 91.5 | CS yield: 1,990 | Bio prec.: 92.1 | Bio yield: 3,126" in text
 
@@ -209,14 +213,9 @@ def test_pdf_upper_headers_that_do_not_share_out_the_columns_span_none(tmp_path:
         _centred(page, centre, 80, word)
     for right, year in ((290, "2018"), (330, "2017"), (370, "2018"), (410, "2017"), (490, "2018"), (530, "2017")):
         _right(page, right, 90, year)
-    for n, (label, *values) in enumerate((("Equities", "45", "34", "11", "12", "56", "46"),
-                                          ("Bonds", "9", "10", "2,941", "2,904", "2,950", "2,914"))):
-        page.insert_text((60, 102 + 10 * n), label, fontsize=8)
-        for right, value in zip((290, 330, 370, 410, 490, 530), values, strict=True):
-            _right(page, right, 102 + 10 * n, value)
-    path = tmp_path / "levels.pdf"
-    doc.save(str(path))
-    text = load_document(path).text
+    _rows(page, 60, 102, (290, 330, 370, 410, 490, 530), (("Equities", "45", "34", "11", "12", "56", "46"),
+                                                          ("Bonds", "9", "10", "2,941", "2,904", "2,950", "2,914")))
+    text = _read(doc, tmp_path / "levels.pdf")
     assert "Level 3" not in text.split("Bonds", 1)[1].split("\n", 1)[0]
 
 
