@@ -204,6 +204,26 @@ def test_pdf_tight_headers_and_a_header_over_two_columns(tmp_path: Path) -> None
     assert "Hybrid | CS prec.: 91.5 | CS yield: 1,990 | Bio prec.: 92.1 | Bio yield: 3,126" in text
 
 
+def test_pdf_figures_set_a_space_apart_are_cells_of_their_own(tmp_path: Path) -> None:
+    # an ablation table set tight: its figures a space apart were one cell under one header
+    # ("CLS USR CITE All: 84.2 88.4 91.5 80.0"); three digits after digits are still thousands
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((300, 80), "CLS USR CITE All", fontsize=8)
+    rows = (("SPECTER", "84.2 88.4 91.5 80.0"), ("No hard negatives", "82.4 85.8 89.8 78.4"))
+    for n, (label, figures) in enumerate(rows):
+        page.insert_text((150, 92 + 10 * n), label, fontsize=8)
+        page.insert_text((300, 92 + 10 * n), figures, fontsize=8)
+    text = _read(doc, tmp_path / "ablation.pdf")
+    assert "No hard negatives | CLS: 82.4 | USR: 85.8 | CITE: 89.8 | All: 78.4" in text
+    # a state's permits in a form that groups thousands with a space: one figure per column
+    page = doc.new_page(width=612, height=792)
+    for right, head in ((330, "Permit"), (400, "Handgun")):
+        _right(page, right, 80, head)
+    _rows(page, 150, 92, (330, 400), (("California", "98 452", "41 181"), ("Texas", "25 031", "60 110")))
+    assert "California | Permit: 98 452 | Handgun: 41 181" in _read(doc, tmp_path / "permits.pdf")
+
+
 def test_pdf_upper_headers_that_do_not_share_out_the_columns_span_none(tmp_path: Path) -> None:
     # "Level 3" stands over the gap where its own columns were left out (no figures in them):
     # it is no header of the columns on either side

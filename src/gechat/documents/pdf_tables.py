@@ -16,6 +16,7 @@ and its text strategy splits words mid-way; its cell texts also came back out of
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -24,6 +25,7 @@ from gechat.documents.tables import MARKER, YEARISH, Part, compose, is_amount, u
 
 _CURRENCY = frozenset("$€£¥")
 _TRAILERS = frozenset(("%", ")", "%)"))
+_GROUP = re.compile(r"\d{3}")
 MAX_HEADER_ROWS = 3
 MIN_DATA_ROWS = 2
 MAX_CAPTION_ROWS = 3
@@ -32,6 +34,7 @@ MAX_CAPTION_ROWS = 3
 @dataclass(slots=True)
 class _Cell:
     words: list[Word]
+    column: int | None = None  # the column a header word was found standing over, when cut from its row
 
     @property
     def x0(self) -> float:
@@ -126,13 +129,28 @@ def _cells(row: Row) -> list[_Cell]:
         if len(a.words) > 1 and a.words[-1].text in _CURRENCY:
             b.words.insert(0, a.words.pop())
     merged: list[_Cell] = []
-    for cell in cells:
+    for cell in (part for whole in cells for part in _figures_apart(whole)):
         text = cell.text
         if merged and (merged[-1].text in _CURRENCY or text in _TRAILERS):
             merged[-1].words.extend(cell.words)
         else:
             merged.append(cell)
     return merged
+
+
+def _figures_apart(cell: _Cell) -> list[_Cell]:
+    """A cell of nothing but figures set a space apart ("84.2 88.4 91.5" in a paper's tight
+    table) is one cell per figure; a group of three digits after digits is their thousands
+    ("98 452")."""
+    if len(cell.words) < 2 or not all(is_amount(w.text) for w in cell.words):
+        return [cell]
+    out = [_Cell([cell.words[0]])]
+    for a, b in pairwise(cell.words):
+        if not (_GROUP.fullmatch(b.text) and a.text.isdigit()):
+            out.append(_Cell([b]))
+        else:
+            out[-1].words.append(b)
+    return out
 
 
 Headed = tuple[list[_Column], str]
@@ -287,7 +305,7 @@ def _row_heads(cells: list[_Cell], columns: list[_Column], label_x1: float,
     spans = spans and sorted(n for g in groups for n in g) == list(range(len(columns))) and all(groups)
     out: list[tuple[int, str]] = []
     for cell, group in zip(kept, groups, strict=True):
-        hit = group if spans else _over(cell, columns)
+        hit = [cell.column] if cell.column is not None else group if spans else _over(cell, columns)
         if hit and (len(hit) < len(columns) or len(columns) == 1):
             out.extend((n, cell.text) for n in hit)
         elif not hit and (near := _nearest(columns, cell)) is not None:
@@ -329,7 +347,7 @@ def _over_columns(cell: _Cell, columns: list[_Column], label_x1: float) -> list[
     placed = [n for n in owner if n >= 0]
     if len(placed) < 2 or len(set(placed)) != len(placed):
         return [cell]
-    return [_Cell([w]) for w, n in zip(cell.words, owner, strict=True) if n >= 0]
+    return [_Cell([w], n) for w, n in zip(cell.words, owner, strict=True) if n >= 0]
 
 
 __all__ = ["table_rows"]
