@@ -85,4 +85,6 @@ def test_a_value_given_only_as_an_amount_is_missing_from_a_claim_of_the_change()
     assert not amount_only("Revenue rose 12%.", "", "Revenue | % change: 12%")
     assert not amount_only("The deviation rose by 30-40%.", "", "with a 30-40% increase in standard deviation")
     assert not amount_only("The deviation was 7.8.", "", table)
+    gain = "we obtain an 86.4 (82.0) F1 score which is about a ∆= + 2.3 (+1.5) point absolute increase"
+    assert not amount_only("The F1 score increased by about 2.3 points.", "", gain)  # a signed figure
     assert amount_only("Revenue rose 12% in 2022.", "", "Our margin was 12% in 2022.") == ["12%"]

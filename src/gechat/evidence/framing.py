@@ -112,13 +112,18 @@ def amount_only(answer: str, given: str, text: str) -> list[str]:
 _WORD = re.compile(r"[A-Za-z]+")
 
 
+# a sign written before a value makes it a difference: "∆= + 2.3", "+1.5", "−0.4"
+_SIGNED = re.compile(r"[+−∆Δ][ \t=]*+$")
+
+
 def _told_as_change(text: str, start: int, end: int) -> bool:
-    """Whether a word of change stands right by the value at ``start:end`` (two words either
-    side, in its clause): "increased by $150 million", "up 12%", "a 30-40% increase", "Change: 12"."""
-    before = text[_clause_start(text, start):start]
+    """Whether the value at ``start:end`` is written as a change: a sign before it, or a word
+    of change right by it (two words before, three after, in its clause): "increased by $150
+    million", "up 12%", "a 30-40% increase", "Change: 12", "+ 2.3 point absolute increase"."""
+    before = text[_clause_start(text, start):_after_space(text, start)]
     stop = _REACH_END.search(text, end)
-    near = _WORD.findall(before)[-2:] + _WORD.findall(text[end:stop.start() if stop else len(text)])[:2]
-    return any(_CHANGE_WORD.match(w) for w in near)
+    near = _WORD.findall(before)[-2:] + _WORD.findall(text[end:stop.start() if stop else len(text)])[:3]
+    return _SIGNED.search(before) is not None or any(_CHANGE_WORD.match(w) for w in near)
 
 
 def _as_change(text: str, at: int) -> bool:
