@@ -65,6 +65,18 @@ def test_a_label_that_shares_no_word_with_the_quantity_does_not_name_it() -> Non
     assert as_answer_to(q, "8.738") == f'The answer to the question "{asks}" is: 8.738'
 
 
+def test_a_header_names_the_words_it_abbreviates() -> None:
+    # a paper's ablation table heads its last column "Avg.": the average asked for
+    row = "No hard negatives | CLS: 82.4 | USR: 85.8 | CITE: 89.8 | REC: 36.8 | Avg.: 78.4"
+    q = "What average score does SPECTER reach without hard negatives?"
+    assert not unbound(as_answer_to(q, "78.4"), row, given=q)
+    assert not unbound("SPECTER's average without hard negatives was 78.4.", row)
+    # another quantity is still another, and a label's "Inc." is a company, not income
+    assert unbound("The income was 78.4 without hard negatives.", row) == ["income"]
+    index = "Best Buy Co., Inc. | February 3, 2018: $ 100.00 | February 2, 2019: $ 97.69"
+    assert unbound("Best Buy's income was $100.00 on February 3, 2018.", index) == ["income"]
+
+
 def test_a_row_names_most_words_of_the_quantity_or_with_its_headings_all() -> None:
     opening = "CASH AND CASH EQUIVALENTS, BEGINNING OF PERIOD | 2016: $ 15,890 | 2017: $ 19,334 (in millions)"
     claim = "Amazon's free cash flow in 2017 was $19,334 million."

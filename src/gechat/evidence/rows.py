@@ -84,7 +84,7 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
               else quantity_words(_clause(claim, [v for v in values if stating([v], row)])) or quantity_words(claim))
     if not wanted or not [w for w in words(label) if w not in STOPWORDS and w not in _PLAIN and not number_keys(w)]:
         return []
-    described = content_keys(" ".join([label, *heads]))
+    described = content_keys(" ".join([label, *heads])) | _abbreviated(wanted, heads)
     keys = content_keys(" ".join(wanted))
     if 2 * len(keys & described) > len(keys):
         return []
@@ -97,6 +97,23 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     if keys <= described:
         return []
     return [w for w in wanted if not content_keys(w) <= described]
+
+
+_ABBREVIATION = re.compile(r"\b([A-Za-z]{2,5})\.")  # "Avg.", "prec.", "Oper."
+
+
+def _abbreviated(wanted: list[str], heads: list[str]) -> frozenset[str]:
+    """The keys of the ``wanted`` words that a column header writes abbreviated: its letters in
+    order, from the word's first ("Avg." for "average", "prec." for "precision"). Headers
+    only: a row's label abbreviates names ("Best Buy Co., Inc.")."""
+    short = [m.group(1).lower() for head in heads for m in _ABBREVIATION.finditer(head)]
+    return frozenset(k for w in wanted for a in short if len(w) > len(a) and w[0] == a[0] and _in_order(a, w)
+                     for k in content_keys(w))
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(c in rest for c in letters)
 
 
 def _measure_words(label: str) -> list[str]:
