@@ -271,15 +271,15 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
         k -= 1
     unit = next((u for cells in above for c in cells if (u := unit_of(c.text))), "")
     rows_above = [cells for cells in above if not caption(cells)][-MAX_HEADER_ROWS:]
-    heads = [_row_heads(cells, columns, label_x1) for cells in rows_above[:-1]]
+    heads: list[list[tuple[int, str]]] = []
     if rows_above:
         # the row just above the figures names each column, however tightly it is set
         lowest = [part for whole in rows_above[-1] for part in _over_columns(whole, columns, label_x1)]
-        heads.append(_row_heads(lowest, columns, label_x1))
-        if len({n for n, _ in heads[-1]}) == len(columns) > 1:
-            # a header over the gap between two of those columns heads both ("CS" over
-            # "prec." and "yield")
-            heads[:-1] = [_row_heads(cells, columns, label_x1, spans=True) for cells in rows_above[:-1]]
+        last = _row_heads(lowest, columns, label_x1)
+        # when it names every one, a header over the gap between two of them heads both ("CS"
+        # over "prec." and "yield")
+        spans = len({n for n, _ in last}) == len(columns) > 1
+        heads = [_row_heads(cells, columns, label_x1, spans=spans) for cells in rows_above[:-1]] + [last]
     for r, row in enumerate(heads):
         below = {n for later in heads[r + 1:] for n, _ in later}
         # one title over a row that heads every column ("Year ended December 31," over the
@@ -300,12 +300,15 @@ def _row_heads(cells: list[_Cell], columns: list[_Column], label_x1: float,
     # a header centred over the first column starts left of its figures when it is wider
     # than they are ("Total Number of Shares Purchased" over "7,138,475")
     kept = [c for c in cells if not (unit_of(c.text) or (c.x0 < label_x1 - 2 and (c.x0 + c.x1) / 2 < label_x1))]
-    groups = [hit if len(hit := _over(c, columns)) > 1 else _spanned(c, columns) for c in kept]
-    # the row's headers must share the columns out between them, each taking two or more
-    spans = spans and sorted(n for g in groups for n in g) == list(range(len(columns))) and all(groups)
+    hits = [_over(c, columns) for c in kept]
+    if spans:
+        groups = [hit if len(hit) > 1 else _spanned(c, columns) for c, hit in zip(kept, hits, strict=True)]
+        # the row's headers must share the columns out between them, each taking two or more
+        if all(groups) and sorted(n for g in groups for n in g) == list(range(len(columns))):
+            hits = groups
     out: list[tuple[int, str]] = []
-    for cell, group in zip(kept, groups, strict=True):
-        hit = [cell.column] if cell.column is not None else group if spans else _over(cell, columns)
+    for cell, over in zip(kept, hits, strict=True):
+        hit = [cell.column] if cell.column is not None else over
         if hit and (len(hit) < len(columns) or len(columns) == 1):
             out.extend((n, cell.text) for n in hit)
         elif not hit and (near := _nearest(columns, cell)) is not None:
