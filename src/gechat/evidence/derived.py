@@ -16,7 +16,8 @@ its evidence is the operand rows, and the note shows the arithmetic with every v
 where it stands. A result that does not agree proves nothing (the answer may have used other
 rows), so this step contradicts only a claim whose own written arithmetic is wrong ("$12,500 +
 $4,200 + $2,800 = $29,500": ``arithmetic.miscomputed``), whatever its evidence. The arithmetic
-is ours; no LLM is asked.
+is ours; no LLM is asked. A superlative ("brought in the most cash") is checked by comparing
+the rows the question offers (``extremes``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import numpy as np
 from gechat.documents.tables import row_label
 from gechat.evidence.arithmetic import Miscount, miscomputed, plain, rests_on
 from gechat.evidence.dates import years
+from gechat.evidence.extremes import extreme
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, stated
 from gechat.lexical import META, content_keys
@@ -86,12 +88,15 @@ class DerivedFigures:
             if state.passes or state.probs is None or state.f is None or not state.candidates:
                 continue
             found = derive(state, self.top)
-            if found is None:
+            compared = None if found is not None else extreme(state)
+            if found is not None:
+                rows, note = sorted({o.index for o in found[0]}), found[1]
+            elif compared is not None:
+                rows, note = compared
+            else:
                 continue
-            used, note = found
             state.verdict = "supported"
             state.passes = True
-            rows = sorted({o.index for o in used})
             state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i], float(state.f[i]))
                               for i in rows]
             state.note = note

@@ -1,0 +1,69 @@
+"""A superlative is checked by comparing the table rows the question offers (``extremes``,
+run in the ``derived`` step)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.test_evidence_derived import run
+
+CASH = [
+    "Cash flows were as follows ($ in millions):",
+    "Operating activities | 2023: $ 1,824 | 2022: $ 3,252 | 2021: $ 4,927",
+    "Investing activities | 2023: (962) | 2022: (1,372) | 2021: (788)",
+    "Financing activities | 2023: (1,806) | 2022: (4,297) | 2021: (876)",
+    "Effect of exchange rate changes on cash | 2023: (8) | 2022: (3) | 2021: 7",
+]
+ASKED = "Among operating, investing and financing activities, which brought in the most cash in FY2023?"
+
+
+def test_the_row_the_claim_names_is_the_highest_of_the_options() -> None:
+    st = run("Operating activities brought in the most cash in FY2023 ($1.8 billion).", ASKED, CASH)
+    assert st.verdict == "supported"
+    assert [e.text for e in st.evidence] == CASH[1:4]  # the options, not the exchange-rate row
+    assert st.note == ("compared 'Operating activities': $ 1,824 (p. 1); 'Investing activities': (962) (p. 1); "
+                       "'Financing activities': (1,806) (p. 1): the highest is 'Operating activities'")
+    # the lowest of another year's column; the question's year where the claim names none
+    assert run("Financing activities brought in the least cash in 2022.", ASKED, CASH).verdict == "supported"
+    assert run("Operating activities brought in the most cash.", ASKED, CASH).verdict == "supported"
+    # no period named at all, and three columns: which one?
+    undated = ASKED.removesuffix(" in FY2023?") + "?"
+    assert run("Operating activities brought in the most cash.", undated, CASH).verdict is None
+
+
+@pytest.mark.parametrize("claim", [
+    "Investing activities brought in the most cash in FY2023.",  # not the highest: proves nothing
+    "Operating activities brought in the most cash in FY2023, $3.3 billion.",  # a figure none of the rows has
+    "Financing activities had the largest outflow in FY2023.",  # an outflow over figures of both signs
+    "Operating and investing activities brought in the most cash in FY2023.",  # two rows named
+])
+def test_what_the_comparison_does_not_show_is_left_to_the_other_steps(claim: str) -> None:
+    assert run(claim, ASKED, CASH).verdict is None
+
+
+def test_the_rows_must_be_the_questions_options_in_one_table() -> None:
+    # the question offers no rows to compare: "the most" among which?
+    assert run("Operating activities brought in the most cash in FY2023.", "How did cash flows change?",
+               CASH).verdict is None
+    # one option in each of two tables (another column header) is no comparison
+    other = ["Investing activities | FY2023: (962) | FY2022: (1,372)"]
+    assert run("Operating activities brought in the most cash in FY2023.", ASKED,
+               CASH[:2] + other).verdict is None
+
+
+def test_a_claim_that_quotes_its_question_is_read_for_what_it_adds() -> None:
+    quoted = f'The answer to the question "{ASKED}" is: '
+    st = run(quoted + "operating activities, $1.8 billion, the most cash.", quoted, CASH)
+    assert st.verdict == "supported"
+
+
+def test_a_row_is_named_by_the_words_its_label_alone_has() -> None:
+    statement = [
+        "Total cash provided by operating activities | January 28, 2023: 1,824 ($ in millions)",
+        "Total cash used in investing activities | January 28, 2023: (962) ($ in millions)",
+        "Total cash used in financing activities | January 28, 2023: (1,806) ($ in millions)",
+    ]
+    st = run("Operating activities brought in the most cash in FY2023.", ASKED, CASH + statement)
+    assert st.verdict == "supported"
+    assert [e.text for e in st.evidence] == CASH[1:4] + statement  # both tables show it
+    assert "the highest is 'Total cash provided by operating activities'" in st.note
