@@ -146,8 +146,34 @@ def uncovered(claim: str, evidence: str, *, given: str = "", mode: Coverage = "f
     # "Figure 1" and "page 26" say where something is written: their numbers are no facts of
     # the claim, and no "1" a claim needs is held by "Figure 1: Overview of SPECTER."
     claim = LOCATOR.sub(" ", claim)
-    keys = fact_keys(claim) if mode == "facts" else content_keys(_split_alnum(claim))
-    return (keys - _held(evidence) - _held(given)) | _split_names(claim, evidence, given)
+    picked = chosen(claim, given)
+    keys = (fact_keys(claim) if mode == "facts" else content_keys(_split_alnum(claim))) | picked
+    return (keys - _held(evidence) - (_held(given) - picked)) | _split_names(claim, evidence, given)
+
+
+# what a question offers to choose from: names or numbers joined by "or" ("Flexibles or Rigid
+# Packaging", "A, B or C", "2025 or 2026")
+_OPTION = rf"(?:{_NAME_RUN.pattern}|\d[\d,.]*\d|\d)"
+_OPTIONS = re.compile(rf"{_OPTION}(?:\s*,\s*{_OPTION})*,?\s+or\s+{_OPTION}")
+
+
+@lru_cache(maxsize=8192)
+def chosen(claim: str, given: str) -> frozenset[str]:
+    """The keys of the options ``given`` offers ("Flexibles or Rigid Packaging") that the claim
+    names beyond the question it may quote: the choice is what the claim asserts, so the
+    question naming it covers nothing ("Rigid Packaging had the highest net sales" must find
+    "Rigid Packaging" in its evidence)."""
+    if " or " not in given:
+        return frozenset()
+    own = claim[len(given):] if claim.startswith(given) else claim
+    mine = _held(own)
+    out: set[str] = set()
+    for m in _OPTIONS.finditer(given):
+        for option in re.finditer(_OPTION, m.group()):
+            keys = content_keys(_split_alnum(option.group())) | number_keys(option.group())
+            if keys and keys <= mine:
+                out |= keys
+    return frozenset(out)
 
 
 def _split_names(claim: str, evidence: str, given: str) -> frozenset[str]:

@@ -188,3 +188,28 @@ def test_a_locators_number_is_no_figure_of_the_text() -> None:
     assert uncovered(claim, figure, mode="facts") == {"1"}
     assert not uncovered(claim, "For SPECTER we use a margin m=1 (Figure 1).", mode="facts")
     assert not uncovered("Table 2 lists 44 papers.", "Table 2: the 44 papers we read.", mode="facts")
+
+
+def test_the_option_a_claim_chooses_is_not_covered_by_the_question_offering_it() -> None:
+    asked = "Which of Amcor's segments, Flexibles or Rigid Packaging, had the highest net sales in fiscal 2023?"
+    evidence = "In fiscal year 2023, Flexibles accounted for approximately 76% of consolidated net sales."
+    assert uncovered("Rigid Packaging had the highest net sales in fiscal 2023.", evidence, given=asked) == {"rigid",
+                                                                                                         "packa"}
+    assert not uncovered("Flexibles had the highest net sales in fiscal 2023.", evidence, given=asked)
+    # the options the claim does not choose, and the question's other names, stay covered by it
+    assert not uncovered("Of Amcor's segments, Flexibles had the highest net sales.", evidence, given=asked)
+    # a claim that quotes its question is read for what it adds
+    quoted = f'The answer to the question "{asked}" is: '
+    assert uncovered(quoted + "Rigid Packaging", evidence, given=quoted) == {"rigid", "packa"}
+    assert not uncovered(quoted + "Flexibles", evidence, given=quoted)
+    # numbers offered as options too
+    assert uncovered("The lease ends in 2026.", "The lease ends in 2025.", given="Does the lease end in 2025 or 2026?")
+
+
+def test_a_sentence_about_it_is_named_by_its_heading() -> None:
+    from gechat.evidence.steps import holds
+
+    claim = ClaimInput(text="Ma and Pa Kettle is the sequel to The Egg and I.", source="answer")
+    sentence = 'It is the sequel to the 1947 film" The Egg and I".'
+    assert not holds(claim, sentence)
+    assert holds(claim, sentence, names="Ma and Pa Kettle (film)")

@@ -85,14 +85,16 @@ class DerivedFigures:
             if wrong:
                 _contradict(state, ctx, wrong.note, wrong.operands)
                 continue
-            if state.passes or state.probs is None or state.f is None or not state.candidates:
+            if state.probs is None or state.f is None or not state.candidates:
                 continue
-            found = derive(state, self.top)
-            compared = None if found is not None else extreme(state)
-            if found is not None:
-                rows, note = sorted({o.index for o in found[0]}), found[1]
-            elif compared is not None:
+            # the rows compared show a superlative better than any sentence the model passed
+            # ("our most significant sources of liquidity" for "brought in the most cash")
+            compared = extreme(state)
+            found = None if state.passes or compared is not None else derive(state, self.top)
+            if compared is not None:
                 rows, note = compared
+            elif found is not None:
+                rows, note = sorted({o.index for o in found[0]}), found[1]
             else:
                 continue
             state.verdict = "supported"

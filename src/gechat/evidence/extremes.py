@@ -3,18 +3,19 @@ FY2023" holds when, in one table, the row the claim names has the highest figure
 period among the rows the question offers.
 
 No sentence of a filing says which of its lines was the largest; a reader compares the rows.
-For a claim no evidence supports that says "the most", "highest", "largest" (or "the
-least", "lowest", "smallest"), this looks among its candidates for the table rows (one table:
-one page, the same column headers) whose labels the question names, most of each label's
-words being the question's: the options. The claim must name exactly one of them (by a word
-of its label no other option has), and a period (the claim's years, else the question's; a table of one column
-needs none). When that row's figure is the highest (or lowest) of the options' figures in
-that period, with at least two options compared, and every figure the claim states agrees
-with one of theirs, the claim is supported: the options' rows are its evidence and the note
-shows the comparison. A row that is not the extreme proves nothing (an option may sit in a
-table the candidates lack), so this step never contradicts. Over figures of both signs a
-claim about an outflow or a loss ("the largest outflow") reads the other way; it is left
-alone.
+For a claim that says "the most", "highest", "largest" (or "the least", "lowest",
+"smallest"), even one a sentence already passed (the comparison is better evidence than "our
+most significant sources of liquidity" for "brought in the most cash"), this looks among its
+candidates for the table rows (one table: one page, the same column headers) whose labels
+the question names, most of each label's words being the question's: the options. The
+claim must name exactly one of them (by a word of its label no other option has), and a
+period (the claim's years, else the question's; a table of one column needs none). When that
+row's figure is the highest (or lowest) of the options' figures in that period, with at
+least two options compared, and every figure the claim states agrees with one of theirs,
+the claim is supported: the options' rows are its evidence and the note shows the
+comparison. A row that is not the extreme proves nothing (an option may sit in a table the
+candidates lack), so this step never contradicts. Over figures of both signs a claim about
+an outflow or a loss ("the largest outflow") reads the other way; it is left alone.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ class EvidenceContext:
 
     def covers(self, claim: ClaimInput, text: str, context: str = "") -> bool:
         """Whether ``text`` holds the claim's names and numbers (``holds``, per ``coverage``)."""
-        return holds(claim, text, coverage=self.coverage, context=context)
+        return holds(claim, text, coverage=self.coverage, context=context, names=context if leans_back(text) else "")
 
     def covers_set(self, claim: ClaimInput, sents: Sequence[Sentence], text: str) -> bool:
         """Whether the set ``sents`` (read as ``text``) holds the claim's names and numbers,
@@ -100,7 +100,10 @@ class EvidenceContext:
         not make a row about another one ("Net cash used in financing activities | 2018:
         (6,701)") its evidence, nor does a row beside it make a row of another period one; and
         no row of it that states none of the claim's values only lends it words (``lends_words``)."""
-        return self.covers(claim, text, headings_of(sents)) and not (len(sents) > 1 and (
+        named = " ".join(s.context for s in sents if leans_back(s.text))
+        if not holds(claim, text, coverage=self.coverage, context=headings_of(sents), names=named):
+            return False
+        return not (len(sents) > 1 and (
             any(self._unbound(claim, s.text, s.context) or self._another_period(claim, s.text)
                 for s in sents if row_label(s.text) is not None)
             or any(lends_words(claim.text, s.text, answer=claim.answer(), given=claim.given) for s in sents)))
@@ -177,12 +180,16 @@ def leans_back(text: str) -> bool:
     return any((m := _FIRST_WORD.match(t)) is not None and m.group(1).casefold() in _LEANS_BACK for t in openings)
 
 
-def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context: str = "") -> bool:
+def holds(claim: ClaimInput, text: str, *, coverage: Coverage = "facts", context: str = "", names: str = "") -> bool:
     """Whether ``text`` holds the claim's names and numbers (per ``coverage``); a value stated
     in another form ("1,200 million" for "$1.2 billion") counts. ``context``: the headings it
-    sits under, which may name what a table row's value is. The evidence stage's check, and
-    hallucination correction's for a sentence it repairs."""
+    sits under, which may name what a table row's value is; ``names``: the headings of its
+    sentences whose subject is a pronoun ("It is the sequel to ..."), which name what they
+    speak of. The evidence stage's check, and hallucination correction's for a sentence it
+    repairs."""
     keys = uncovered(claim.text, text, given=claim.given, mode=coverage)
+    if keys and names:
+        keys = uncovered(claim.text, f"{names} {text}", given=claim.given, mode=coverage)
     if keys and keys - agreeing_keys(claim.text, text):
         return False
     # the claim's value stated for another year, as a count of things, in a table row about
