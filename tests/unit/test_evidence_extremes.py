@@ -67,3 +67,29 @@ def test_a_row_is_named_by_the_words_its_label_alone_has() -> None:
     assert st.verdict == "supported"
     assert [e.text for e in st.evidence] == CASH[1:4] + statement  # both tables show it
     assert "the highest is 'Total cash provided by operating activities'" in st.note
+
+
+def test_a_comparison_of_two_is_checked_against_those_after_than() -> None:
+    st = run("Operating activities brought in more cash than investing activities in FY2023.", ASKED, CASH)
+    assert st.verdict == "supported" and [e.text for e in st.evidence] == CASH[1:3]
+    assert st.note.endswith("the higher is 'Operating activities'")
+    assert run("Investing activities brought in more cash than financing activities in FY2023.", ASKED,
+               CASH).verdict == "supported"  # (962) against (1,806)
+    assert run("Financing activities brought in more cash than investing activities in FY2023.", ASKED,
+               CASH).verdict is None
+    # a bound is no comparison
+    assert run("Operating activities brought in more than $1 billion in FY2023.", ASKED, CASH).verdict is None
+
+
+def test_the_higher_of_two_options() -> None:
+    segments = ["Flexibles | 2023: 11,200 | 2022: 11,400 ($ in millions)",
+                "Rigid Packaging | 2023: 3,494 | 2022: 3,455 ($ in millions)"]
+    asked = "Which had the higher net sales in 2023, Flexibles or Rigid Packaging?"
+    st = run("Flexibles had the higher net sales in 2023.", asked, segments)
+    assert st.verdict == "supported" and st.note.endswith("the higher is 'Flexibles'")
+    assert run("Rigid Packaging had the higher net sales in 2023.", asked, segments).verdict is None
+
+
+def test_a_comparison_of_changes_is_not_one_of_the_figures() -> None:
+    asked = "Did operating or investing cash flows grow more in FY2023?"
+    assert run("Operating activities grew more than investing activities in FY2023.", asked, CASH).verdict is None

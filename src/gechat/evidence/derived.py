@@ -33,7 +33,7 @@ import numpy as np
 from gechat.documents.tables import row_label
 from gechat.evidence.arithmetic import Miscount, miscomputed, plain, rests_on
 from gechat.evidence.dates import years
-from gechat.evidence.extremes import extreme
+from gechat.evidence.extremes import CHANGE, extreme
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, stated
 from gechat.lexical import META, content_keys
@@ -43,8 +43,7 @@ Op = Literal["ratio", "change", "sum", "difference"]
 _CUES: dict[Op, re.Pattern[str]] = {
     "ratio": re.compile(r"(?i)\b(?:ratio|margin|percent(?:age)? of|share of|proportion|divided|as a percent"
                         r"|return on|coverage)\b|% of\b"),
-    "change": re.compile(r"(?i)\b(?:gr[eo]w(?:th|s|n)?|increas\w*|decreas\w*|declin\w*|rose|rise[sn]?|fell|fall"
-                         r"|drop\w*|chang\w*|year[- ]over[- ]year|compared)\b"),
+    "change": CHANGE,
     "sum": re.compile(r"(?i)\b(?:total|combined|sum|together|aggregate)\b"),
     "difference": re.compile(r"(?i)\b(?:difference|gap|net change)\b"),
 }

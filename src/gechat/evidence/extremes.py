@@ -1,6 +1,7 @@
-"""A superlative checked against a table: "operating activities brought in the most cash in
-FY2023" holds when, in one table, the row the claim names has the highest figure of that
-period among the rows the question offers.
+"""A superlative or a comparison checked against a table: "operating activities brought in the
+most cash in FY2023" holds when, in one table, the row the claim names has the highest figure
+of that period among the rows the question offers; "X had higher sales than Y" when X's
+figure is above those of the options named after "than".
 
 No sentence of a filing says which of its lines was the largest; a reader compares the rows.
 For a claim that says "the most", "highest", "largest" (or "the least", "lowest",
@@ -15,7 +16,9 @@ least two options compared, and every figure the claim states agrees with one of
 the claim is supported: the options' rows are its evidence and the note shows the
 comparison. A row that is not the extreme proves nothing (an option may sit in a table the
 candidates lack), so this step never contradicts. Over figures of both signs a claim about
-an outflow or a loss ("the largest outflow") reads the other way; it is left alone.
+an outflow or a loss ("the largest outflow") reads the other way; it is left alone, as is a
+claim that compares changes ("grew more than"). A bound ("more than $1 billion") is no
+comparison.
 """
 
 from __future__ import annotations
@@ -31,6 +34,12 @@ from gechat.lexical import META, content_keys
 
 _MOST = re.compile(r"(?i)\b(?:most|highest|largest|greatest|biggest)\b")
 _LEAST = re.compile(r"(?i)\b(?:least|lowest|smallest|fewest)\b")
+# a comparison of two ("higher net sales than"), not a bound ("more than $1 billion")
+_MORE = re.compile(r"(?i)\b(?:more|higher|larger|greater|bigger)\b(?!\s+than\s+[$€£¥\d])")
+_LESS = re.compile(r"(?i)\b(?:less|fewer|lower|smaller)\b(?!\s+than\s+[$€£¥\d])")
+# a change named: "grew more than" compares changes, not the figures
+CHANGE = re.compile(r"(?i)\b(?:gr[eo]w(?:th|s|n)?|increas\w*|decreas\w*|declin\w*|rose|rise[sn]?|fell|fall"
+                    r"|drop\w*|chang\w*|year[- ]over[- ]year|compared)\b")
 # what a figure of the other sign means: money going out, lost or spent
 _OUTGOING = re.compile(r"(?i)\b(?:outflows?|loss(?:es)?|lost|used|spen[dt]|spending|expenses?|costs?|paid|deficits?)\b")
 NAMED_SHARE = 0.5  # of a row label's words the question must name for the row to be an option
@@ -48,30 +57,33 @@ def extreme(state: ClaimState) -> tuple[list[int], str] | None:
     note that shows the comparison; None when the candidates do not show it."""
     claim = state.claim
     said = claim.answer()  # not the question it may quote ("which brought in the most (or lost the least)")
-    most, least = bool(_MOST.search(said)), bool(_LEAST.search(said))
-    if most == least:
+    up = bool(_MOST.search(said) or _MORE.search(said))
+    if up == bool(_LEAST.search(said) or _LESS.search(said)) or CHANGE.search(said):
         return None
     asked = content_keys(claim.given) - META
-    named = content_keys(said) - META
     wanted = years(said) or years(claim.given)
     figures = [q for q in claimed(said, claim.given) if q.kind != "year"]
+    before, than, after = said.partition(" than ")
     rows: list[int] = []
     notes: list[str] = []
     for options in _tables(state, asked, wanted).values():
-        chosen = [o for o in options if _own_words(o, options) & named]
-        if len(options) < 2 or len(chosen) != 1:
+        chosen = [o for o in options if _own_words(o, options) & content_keys(before)]
+        # "X had higher sales than Y": X against those named after "than"; else against all
+        others = ([o for o in options if _own_words(o, options) & content_keys(after)] if than
+                  else [o for o in options if o not in chosen])
+        if len(chosen) != 1 or not others or chosen[0] in others:
             continue
-        values = [o.value.value for o in options]
-        if min(values) < 0 and _OUTGOING.search(said):
+        compared = [chosen[0], *others]
+        if min(o.value.value for o in compared) < 0 and _OUTGOING.search(said):
             continue
-        best = max(values) if most else min(values)
-        if chosen[0].value.value != best or values.count(best) > 1:
+        mine = chosen[0].value.value
+        if not all(mine > o.value.value if up else mine < o.value.value for o in others):
             continue
-        if not all(any(agree(q, o.value) for o in options) for q in figures):
+        if not all(any(agree(q, o.value) for o in compared) for q in figures):
             continue
-        word = "highest" if most else "lowest"
-        shown = "; ".join(f"'{o.label}': {o.value.text} (p. {state.candidates[o.index].page})" for o in options)
-        rows += [o.index for o in options]
+        word = ("higher" if up else "lower") if than or len(compared) == 2 else ("highest" if up else "lowest")
+        shown = "; ".join(f"'{o.label}': {o.value.text} (p. {state.candidates[o.index].page})" for o in compared)
+        rows += [o.index for o in compared]
         notes.append(f"compared {shown}: the {word} is '{chosen[0].label}'")
     # every table that shows it: a filing repeats its statements' totals in the discussion
     return (rows, "; and ".join(notes)) if rows else None
@@ -108,4 +120,4 @@ def _tables(state: ClaimState, asked: frozenset[str], wanted: frozenset[str]) ->
     return out
 
 
-__all__ = ["extreme"]
+__all__ = ["CHANGE", "extreme"]
