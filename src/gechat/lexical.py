@@ -152,9 +152,30 @@ def uncovered(claim: str, evidence: str, *, given: str = "", mode: Coverage = "f
 
 
 # what a question offers to choose from: names or numbers joined by "or" ("Flexibles or Rigid
-# Packaging", "A, B or C", "2025 or 2026")
-_OPTION = rf"(?:{_NAME_RUN.pattern}|\d[\d,.]*\d|\d)"
-_OPTIONS = re.compile(rf"{_OPTION}(?:\s*,\s*{_OPTION})*,?\s+or\s+{_OPTION}")
+# Packaging", "A, B or C", "2025 or 2026"); read span by span (one pattern over the whole list
+# would backtrack over every shorter run of names: quadratic on a long one)
+_OPTION = re.compile(rf"{_NAME_RUN.pattern}|\d[\d,.]*\d|\d")
+_COMMA = re.compile(r"\s*,\s*")
+_OR = re.compile(r",?\s+or\s+")
+
+
+@lru_cache(maxsize=8192)
+def offered(question: str) -> tuple[frozenset[str], ...]:
+    """The options ``question`` offers, each as its keys ("Flexibles or Rigid Packaging":
+    {flexi}, {rigid, packa})."""
+    if " or " not in question:
+        return ()
+    found: list[str] = []
+    run: list[str] = []  # options joined by commas so far
+    last = None
+    for m in _OPTION.finditer(question):
+        gap = question[last.end():m.start()] if last is not None else None
+        if gap is not None and _OR.fullmatch(gap):
+            found += [o for o in [*run, m.group()] if o not in found]
+        run = [*run, m.group()] if gap is not None and _COMMA.fullmatch(gap) else [m.group()]
+        last = m
+    keys = (content_keys(_split_alnum(o)) | number_keys(o) for o in found)
+    return tuple(k for k in keys if k)
 
 
 @lru_cache(maxsize=8192)
@@ -163,16 +184,12 @@ def chosen(claim: str, given: str) -> frozenset[str]:
     names beyond the question it may quote: the choice is what the claim asserts, so the
     question naming it covers nothing ("Rigid Packaging had the highest net sales" must find
     "Rigid Packaging" in its evidence)."""
-    if " or " not in given:
-        return frozenset()
     own = claim[len(given):] if claim.startswith(given) else claim
     mine = _held(own)
     out: set[str] = set()
-    for m in _OPTIONS.finditer(given):
-        for option in re.finditer(_OPTION, m.group()):
-            keys = content_keys(_split_alnum(option.group())) | number_keys(option.group())
-            if keys and keys <= mine:
-                out |= keys
+    for keys in offered(given):
+        if keys <= mine:
+            out |= keys
     return frozenset(out)
 
 

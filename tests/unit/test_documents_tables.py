@@ -256,3 +256,27 @@ def test_row_label() -> None:
     assert row_label("Net revenue | FY2022: 17,606 | FY2021: 15,785 (in millions)") == "Net revenue"
     assert row_label("Year | Revenue | Cost") is None  # a header row: no cell names its column
     assert row_label("Plain prose, with a | in it.") is None
+
+
+def test_pdf_header_words_set_between_two_header_rows_head_their_columns(tmp_path: Path) -> None:
+    # a results table whose last headers, "Recomm." and "Avg.", are centred on the header rows
+    # beside them: the layout made them a paragraph of their own, which ended the table's run
+    # above its headers (their columns had none, and the upper row's groups were lost)
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((100, 80), "Task", fontsize=8)
+    _centred(page, 300, 80, "Classification")
+    _centred(page, 520, 80, "Citation")
+    _centred(page, 400, 86.6, "Recomm.")
+    _centred(page, 460, 92.6, "Avg.")
+    page.insert_text((100, 97.2), "Subtask", fontsize=8)
+    _centred(page, 270, 97.2, "MAG")
+    _centred(page, 330, 97.2, "MeSH")
+    page.insert_text((100, 107.5), "Metric", fontsize=8)
+    for centre, word in ((270, "F1"), (330, "F1"), (400, "nDCG"), (520, "MAP")):
+        _centred(page, centre, 107.5, word)
+    _rows(page, 100, 127, (280, 340, 410, 470, 530), (("SciBERT", "79.7", "80.7", "52.1", "59.6", "48.3"),
+                                                      ("SPECTER", "82.0", "86.4", "53.9", "80.0", "88.3")))
+    text = _read(doc, tmp_path / "results.pdf")
+    assert ("SPECTER | Classification MAG F1: 82.0 | Classification MeSH F1: 86.4 | Recomm. nDCG: 53.9 | Avg.: 80.0"
+            " | Citation MAP: 88.3") in text

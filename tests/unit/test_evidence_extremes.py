@@ -87,9 +87,55 @@ def test_the_higher_of_two_options() -> None:
     asked = "Which had the higher net sales in 2023, Flexibles or Rigid Packaging?"
     st = run("Flexibles had the higher net sales in 2023.", asked, segments)
     assert st.verdict == "supported" and st.note.endswith("the higher is 'Flexibles'")
-    assert run("Rigid Packaging had the higher net sales in 2023.", asked, segments).verdict is None
+    # the table holds both options the question offers by name: the other choice is shown false
+    assert run("Rigid Packaging had the higher net sales in 2023.", asked, segments).verdict == "contradicted"
 
 
 def test_a_comparison_of_changes_is_not_one_of_the_figures() -> None:
     asked = "Did operating or investing cash flows grow more in FY2023?"
     assert run("Operating activities grew more than investing activities in FY2023.", asked, CASH).verdict is None
+
+
+def test_in_a_table_of_no_periods_the_column_is_the_one_the_words_name() -> None:
+    ablation = ["SPECTER | CLS: 84.2 | USR: 88.4 | CITE: 91.5 | REC: 36.9 | Avg.: 80.0",
+                "No hard negatives | CLS: 82.4 | USR: 85.8 | CITE: 89.8 | REC: 36.8 | Avg.: 78.4"]
+    asked = "Which scores the higher average, SPECTER or the model with no hard negatives?"
+    st = run("SPECTER scores the higher average.", asked, ablation)
+    assert st.verdict == "supported"
+    assert st.note.startswith("compared 'SPECTER': 80.0 (p. 1); 'No hard negatives': 78.4")
+    # no column named: which of five?
+    assert run("SPECTER scores higher.", asked.replace(" average", ""), ablation).verdict is None
+
+
+MAIN = ["SciBERT (2019) | Cite nDCG: 71.7 | Recomm. nDCG: 52.1 | Avg.: 59.6",
+        "Citeomatic (2018) | Cite nDCG: 94.1 | Recomm. nDCG: 52.5 | Avg.: 76.0",
+        "SPECTER (Ours) | Cite nDCG: 94.9 | Recomm. nDCG: 53.9 | Avg.: 80.0"]
+
+
+def test_the_table_contradicts_a_choice_when_it_holds_every_option_offered() -> None:
+    asked = "Which model has the higher average score, SPECTER or SciBERT?"
+    st = run("SciBERT has the higher average score.", asked, MAIN)
+    assert st.verdict == "contradicted"
+    assert st.note == ("compared 'SciBERT (2019)': 59.6 (p. 1); 'SPECTER (Ours)': 80.0 (p. 1): "
+                       "the higher is 'SPECTER (Ours)', not 'SciBERT (2019)'")
+    assert run("SPECTER has the higher average score.", asked, MAIN).verdict == "supported"
+    # the column the words name most: "recommendation nDCG" is "Recomm. nDCG", not "Cite nDCG"
+    asked = "Which does better on recommendation nDCG, SPECTER or Citeomatic?"
+    assert run("Citeomatic has the higher recommendation nDCG.", asked, MAIN).verdict == "contradicted"
+    # an option the table lacks: nothing is shown either way
+    asked = "Which model has the higher average score, SPECTER or Doc2vec?"
+    assert run("SciBERT has the higher average score.", asked, MAIN).verdict is None
+
+
+def test_a_claim_that_compares_stands_only_on_a_strong_reading() -> None:
+    from gechat.evidence.comparing import compares
+    from gechat.evidence.subjects import anchored
+
+    pair = "Using BERT-Large instead of SciBERT in SPECTER reduces performance considerably."
+    assert compares("SciBERT has the higher average score.") and compares("Citeomatic performs better.")
+    assert not anchored("SciBERT has the higher average score.", pair, 0.28)
+    assert anchored("SciBERT has the higher average score.", pair, 0.6)
+    # a bound, a date and a plain statement compare nothing
+    assert not any(compares(t) for t in ("Revenue was more than $1 billion.", "He was born earlier.",
+                                         "SPECTER uses SciBERT.", "The More the Merrier was directed by him."))
+    assert anchored("SPECTER uses SciBERT.", pair, 0.28)

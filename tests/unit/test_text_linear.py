@@ -48,10 +48,10 @@ def _leads(text: str) -> object:
 
 
 def _lexical(text: str) -> object:
-    for cached in (lexical.content_keys, lexical.fact_keys, lexical._held):
+    for cached in (lexical.content_keys, lexical.fact_keys, lexical._held, lexical.offered, lexical.chosen):
         cached.cache_clear()  # time the work, not the memo
     return (lexical.fact_keys(text), lexical.uncovered(text, text[::-1], given=text[:50]),
-            lexical.missing_words(text, "", mode="all"), lexical.words(text))
+            lexical.missing_words(text, "", mode="all"), lexical.words(text), lexical.offered(f"{text} or {text}"))
 
 
 def _locate(text: str) -> object:

@@ -71,24 +71,61 @@ def table_rows(paras: list[list[Row]]) -> dict[int, list[Part[Word]]]:
     the parts of its canonical row; other paragraphs are left to the plain writer."""
     out: dict[int, list[Part[Word]]] = {}
     before: tuple[list[_Column], str] = ([], "")  # the last headed table on the page
+    folded, passed = _folded(paras)
     i = 0
     while i < len(paras):
         if not _is_table(paras[i]):
             i += 1
             continue
         j, data = i, False
-        while j < len(paras) and (_is_table(paras[j]) or (j + 1 < len(paras) and _is_caption(paras[j])
-                                                           and _is_table(paras[j + 1]))):
+        while j < len(paras) and (_is_table(paras[j]) or j in passed or (
+                j + 1 < len(paras) and _is_caption(paras[j]) and _is_table(paras[j + 1]))):
             cells = _cells(paras[j][0]) if _is_table(paras[j]) else []
             figures = _data(cells)
             if data and not figures and _heading(cells):
                 break  # a row of headers after figures: the next table starts
             data = data or figures
             j += 1
-        rows, before = _rewrite(paras, i, j, before)
+        rows, before = _rewrite(paras, i, j, before, (folded, passed))
         out.update(rows)
         i = j
     return out
+
+
+def _folded(paras: list[list[Row]]) -> tuple[dict[int, Row], set[int]]:
+    """Header words set between two header rows, each where a cell two rows deep is centred
+    ("Recomm." and "Avg." between "Task" and "Subtask"): the layout makes them a paragraph of
+    their own, which would end the table's run above its headers. Each such row joins the
+    header row nearest it (by index of that row's paragraph), and the paragraph is passed over."""
+    folded: dict[int, Row] = {}
+    passed: set[int] = set()
+    for k in range(1, len(paras) - 1):
+        near = (k - 1, k + 1)
+        if _is_table(paras[k]) or not all(_is_table(paras[n]) and _header_row(_cells(paras[n][0])) for n in near):
+            continue
+        label_x1 = max(_cells(paras[n][0])[0].x1 for n in near)
+        if not all(_fragment(row, label_x1) for row in paras[k]):
+            continue
+        for row in paras[k]:
+            n = min(near, key=lambda n: abs(paras[n][0].y0 + paras[n][0].y1 - row.y0 - row.y1))
+            base = folded.get(n, paras[n][0])
+            folded[n] = Row(sorted([*base.lines, *row.lines], key=lambda ln: ln.x0), table=True)
+        passed.add(k)
+    return folded, passed
+
+
+def _header_row(cells: list[_Cell]) -> bool:
+    """Headers over several columns, no figure: not a bullet and its text ("•", "Appliances ...")."""
+    return len(cells) >= 3 and not _data(cells)
+
+
+def _fragment(row: Row, label_x1: float) -> bool:
+    """A row of a header word or two over the value columns (right of ``label_x1``, where the
+    rows beside it end their labels), no figure and no unit ("Recomm.", "Avg.")."""
+    words = row.words
+    text = " ".join(w.text for w in words)
+    return (len(words) <= 2 and words[0].x0 > label_x1 and any(ch.isalpha() for ch in text)
+            and not any(is_amount(w.text) for w in words) and not unit_of(text))
 
 
 def _heading(cells: list[_Cell]) -> bool:
@@ -156,12 +193,15 @@ def _figures_apart(cell: _Cell) -> list[_Cell]:
 Headed = tuple[list[_Column], str]
 
 
-def _rewrite(paras: list[list[Row]], start: int, end: int,
-             before: Headed) -> tuple[dict[int, list[Part[Word]]], Headed]:
+def _rewrite(paras: list[list[Row]], start: int, end: int, before: Headed,
+             folding: tuple[dict[int, Row], set[int]]) -> tuple[dict[int, list[Part[Word]]], Headed]:
     """The run's data rows as canonical rows, and its columns for the next run; a run with
     no header of its own (a second block under the same years) takes the columns of the
-    table before it on the page when every column lines up with one of those."""
-    rows = {k: _cells(paras[k][0]) for k in range(start, end)}
+    table before it on the page when every column lines up with one of those. ``folding``:
+    header rows with the header words set between them joined, and the paragraphs those
+    words were (``_folded``)."""
+    folded, passed = folding
+    rows = {k: _cells(folded.get(k, paras[k][0])) for k in range(start, end) if k not in passed}
     data = [k for k, cells in rows.items() if _data(cells)]
     if len(data) < MIN_DATA_ROWS:
         return {}, before
@@ -253,7 +293,7 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
         """All in the label column ("Assets", "Current assets"), or the table's unit alone."""
         return all(c.x1 < label_x1 - 2 or unit_of(c.text) for c in cells)
 
-    above: list[list[_Cell]] = [rows[k] for k in range(start, first_data)]
+    above: list[list[_Cell]] = [rows[k] for k in range(start, first_data) if k in rows]
     k = start - 1
     top = paras[start][0].y0
     # caption paragraphs between the header and the data ("Assets" / "Current assets") are

@@ -89,9 +89,12 @@ class DerivedFigures:
             # the rows compared show a superlative better than any sentence the model passed
             # ("our most significant sources of liquidity" for "brought in the most cash")
             compared = extreme(state)
+            if compared is not None and not compared.holds:  # the table shows another option
+                _contradict_by(state, ctx, compared.note, compared.rows)
+                continue
             found = None if state.passes or compared is not None else derive(state, self.top)
             if compared is not None:
-                rows, note = compared
+                rows, note = compared.rows, compared.note
             elif found is not None:
                 rows, note = sorted({o.index for o in found[0]}), found[1]
             else:
@@ -106,10 +109,15 @@ class DerivedFigures:
 def _contradict(state: ClaimState, ctx: EvidenceContext, note: str, operands: tuple[Quantity, ...]) -> None:
     """Contradicted by arithmetic, shown with the candidates that state the figures it used
     rather than the closest reading."""
+    _contradict_by(state, ctx, note, _stating(state, operands) if state.probs is not None else [])
+
+
+def _contradict_by(state: ClaimState, ctx: EvidenceContext, note: str, rows: list[int]) -> None:
+    """Contradicted, shown with the candidates ``rows``."""
     state.verdict, state.passes, state.note = "contradicted", False, note
     if state.probs is not None and state.f is not None:
         state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], state.probs[i], float(state.f[i]))
-                          for i in _stating(state, operands)]
+                          for i in rows]
 
 
 def _stating(state: ClaimState, values: tuple[Quantity, ...]) -> list[int]:

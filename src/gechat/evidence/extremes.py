@@ -27,16 +27,13 @@ import re
 from dataclasses import dataclass
 
 from gechat.documents.tables import row_label
+from gechat.evidence.comparing import LEAST, LESS, MORE, MOST
 from gechat.evidence.dates import years
+from gechat.evidence.rows import abbreviated
 from gechat.evidence.steps import ClaimState
-from gechat.evidence.values import Quantity, agree, cell_values, claimed, row_cells, row_unit
-from gechat.lexical import META, content_keys
+from gechat.evidence.values import Cell, Quantity, agree, cell_values, claimed, row_cells, row_unit
+from gechat.lexical import META, META_WORDS, content_keys, offered, words
 
-_MOST = re.compile(r"(?i)\b(?:most|highest|largest|greatest|biggest)\b")
-_LEAST = re.compile(r"(?i)\b(?:least|lowest|smallest|fewest)\b")
-# a comparison of two ("higher net sales than"), not a bound ("more than $1 billion")
-_MORE = re.compile(r"(?i)\b(?:more|higher|larger|greater|bigger)\b(?!\s+than\s+[$€£¥\d])")
-_LESS = re.compile(r"(?i)\b(?:less|fewer|lower|smaller)\b(?!\s+than\s+[$€£¥\d])")
 # a change named: "grew more than" compares changes, not the figures
 CHANGE = re.compile(r"(?i)\b(?:gr[eo]w(?:th|s|n)?|increas\w*|decreas\w*|declin\w*|rose|rise[sn]?|fell|fall"
                     r"|drop\w*|chang\w*|year[- ]over[- ]year|compared)\b")
@@ -50,23 +47,32 @@ class Option:
     index: int  # of the candidate (a table row)
     label: str
     value: Quantity  # its figure in the claim's period
+    head: str  # that figure's column header
 
 
-def extreme(state: ClaimState) -> tuple[list[int], str] | None:
-    """The candidates (rows) that show the claim's row to be the extreme it says, and the
-    note that shows the comparison; None when the candidates do not show it."""
+@dataclass(frozen=True)
+class Comparison:
+    rows: list[int]  # the candidates compared
+    note: str
+    holds: bool  # the claim's row is the extreme it says; False: the table shows another
+
+
+def extreme(state: ClaimState) -> Comparison | None:
+    """What the candidates' table rows show of the claim's comparison: that it holds (its rows
+    and the note that shows the comparison), that it does not (only where the table holds
+    every option the question offers by name: "SPECTER or SciBERT"), or nothing."""
     claim = state.claim
     said = claim.answer()  # not the question it may quote ("which brought in the most (or lost the least)")
-    up = bool(_MOST.search(said) or _MORE.search(said))
-    if up == bool(_LEAST.search(said) or _LESS.search(said)) or CHANGE.search(said):
+    up = bool(MOST.search(said) or MORE.search(said))
+    if up == bool(LEAST.search(said) or LESS.search(said)) or CHANGE.search(said):
         return None
     asked = content_keys(claim.given) - META
     wanted = years(said) or years(claim.given)
     figures = [q for q in claimed(said, claim.given) if q.kind != "year"]
     before, than, after = said.partition(" than ")
-    rows: list[int] = []
-    notes: list[str] = []
-    for options in _tables(state, asked, wanted).values():
+    found: dict[bool, tuple[list[int], list[str]]] = {True: ([], []), False: ([], [])}
+    measure = [w for w in words(f"{said} {claim.given}") if w not in META_WORDS]
+    for options in _tables(state, asked, wanted, measure).values():
         chosen = [o for o in options if _own_words(o, options) & content_keys(before)]
         # "X had higher sales than Y": X against those named after "than"; else against all
         others = ([o for o in options if _own_words(o, options) & content_keys(after)] if than
@@ -77,16 +83,33 @@ def extreme(state: ClaimState) -> tuple[list[int], str] | None:
         if min(o.value.value for o in compared) < 0 and _OUTGOING.search(said):
             continue
         mine = chosen[0].value.value
-        if not all(mine > o.value.value if up else mine < o.value.value for o in others):
+        holds = all(mine > o.value.value if up else mine < o.value.value for o in others)
+        if holds and not all(any(agree(q, o.value) for o in compared) for q in figures):
             continue
-        if not all(any(agree(q, o.value) for o in compared) for q in figures):
-            continue
+        if not holds and not _every_option(claim.given, options):
+            continue  # an option may sit in a table the candidates lack
+        values = [o.value.value for o in compared]
+        best = next(o for o in compared if o.value.value == (max(values) if up else min(values)))
         word = ("higher" if up else "lower") if than or len(compared) == 2 else ("highest" if up else "lowest")
         shown = "; ".join(f"'{o.label}': {o.value.text} (p. {state.candidates[o.index].page})" for o in compared)
-        rows += [o.index for o in compared]
-        notes.append(f"compared {shown}: the {word} is '{chosen[0].label}'")
+        note = f"compared {shown}: the {word} is '{best.label}'" + ("" if holds else f", not '{chosen[0].label}'")
+        found[holds][0].extend(o.index for o in compared)
+        found[holds][1].append(note)
     # every table that shows it: a filing repeats its statements' totals in the discussion
-    return (rows, "; and ".join(notes)) if rows else None
+    for holds in (True, False):
+        rows, notes = found[holds]
+        if rows:
+            return Comparison(rows, "; and ".join(notes), holds)
+    return None
+
+
+def _every_option(question: str, options: list[Option]) -> bool:
+    """Whether the question offers its options by name and each is a row among ``options``
+    (a name its column's header holds is the measure: "nDCG" of "on recommendation nDCG,
+    SPECTER or Citeomatic")."""
+    heads = content_keys(" ".join(o.head for o in options))
+    named = [keys for keys in offered(question) if not keys <= heads]
+    return bool(named) and all(any(keys <= content_keys(o.label) for o in options) for keys in named)
 
 
 def _own_words(option: Option, options: list[Option]) -> frozenset[str]:
@@ -97,9 +120,11 @@ def _own_words(option: Option, options: list[Option]) -> frozenset[str]:
     return content_keys(option.label) - META - others
 
 
-def _tables(state: ClaimState, asked: frozenset[str], wanted: frozenset[str]) -> dict[tuple[object, ...], list[Option]]:
+def _tables(state: ClaimState, asked: frozenset[str], wanted: frozenset[str],
+            measure: list[str]) -> dict[tuple[object, ...], list[Option]]:
     """The options among the candidates, by table (page and column headers), each with its
-    figure in the wanted period (or in a table's only column)."""
+    figure in the wanted period (or in a table's only column, or in the one column whose
+    header names a ``measure`` word)."""
     out: dict[tuple[object, ...], list[Option]] = {}
     for i, sentence in enumerate(state.candidates):
         cells = row_cells(sentence.text)
@@ -107,17 +132,30 @@ def _tables(state: ClaimState, asked: frozenset[str], wanted: frozenset[str]) ->
         keys = content_keys(label) - META
         if not cells or not keys or len(keys & asked) < NAMED_SHARE * len(keys):
             continue
-        column = [c for c in cells if c.periods & wanted] if wanted else cells
-        if len(column) != 1 or (not wanted and len(cells) > 1):
+        column = _column(cells, wanted, measure)
+        if column is None:
             continue
-        found = cell_values(column[0], not row_unit(sentence.text))
+        found = cell_values(column, not row_unit(sentence.text))
         if len(found) != 1:
             continue
         table = (sentence.doc_id, sentence.page, tuple(c.head for c in cells))
         if any(o.label == label for o in out.get(table, [])):  # a row repeated: the first reading
             continue
-        out.setdefault(table, []).append(Option(i, label, found[0]))
+        out.setdefault(table, []).append(Option(i, label, found[0], column.head))
     return out
+
+
+def _column(cells: list[Cell], wanted: frozenset[str], measure: list[str]) -> Cell | None:
+    """The cell of the wanted period; among several (or in a table of no periods), the one
+    whose header names the most ``measure`` words ("Recomm. nDCG" for "recommendation
+    nDCG" over "Cite nDCG"; "Avg." for "average score"), when one does."""
+    column = [c for c in cells if c.periods & wanted] if wanted else cells
+    if len(column) > 1:
+        keys = content_keys(" ".join(measure)) - META
+        named = [len((content_keys(c.head) - META) & keys | abbreviated(measure, [c.head])) for c in column]
+        most = max(named)
+        column = [c for c, n in zip(column, named, strict=True) if n == most] if most else []
+    return column[0] if len(column) == 1 else None
 
 
 __all__ = ["CHANGE", "extreme"]

@@ -84,7 +84,7 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
               else quantity_words(_clause(claim, [v for v in values if stating([v], row)])) or quantity_words(claim))
     if not wanted or not [w for w in words(label) if w not in STOPWORDS and w not in _PLAIN and not number_keys(w)]:
         return []
-    described = content_keys(" ".join([label, *heads])) | _abbreviated(wanted, heads)
+    described = content_keys(" ".join([label, *heads])) | abbreviated(wanted, heads)
     keys = content_keys(" ".join(wanted))
     if 2 * len(keys & described) > len(keys):
         return []
@@ -102,7 +102,7 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
 _ABBREVIATION = re.compile(r"\b([A-Za-z]{2,5})\.")  # "Avg.", "prec.", "Oper."
 
 
-def _abbreviated(wanted: list[str], heads: list[str]) -> frozenset[str]:
+def abbreviated(wanted: list[str], heads: list[str]) -> frozenset[str]:
     """The keys of the ``wanted`` words that a column header writes abbreviated: its letters in
     order, from the word's first ("Avg." for "average", "prec." for "precision"). Headers
     only: a row's label abbreviates names ("Best Buy Co., Inc.")."""

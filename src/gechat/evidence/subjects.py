@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+from gechat.evidence.comparing import compares
 from gechat.lexical import META, content_keys
 
 STRONG = 0.5  # P_entail from which the model's reading stands without the subject named
@@ -120,8 +121,9 @@ def speaks_of(claim: str, text: str) -> bool:
 
 def anchored(claim: str, text: str, p_entail: float) -> bool:
     """Whether an entailment of ``p_entail`` by ``text`` may support ``claim``: a strong one
-    always, a weak one only from a text that speaks of the claim's subject."""
-    return p_entail >= STRONG or speaks_of(claim, text)
+    always, a weak one only from a text that speaks of the claim's subject, and never for a
+    claim that compares things (``comparing``)."""
+    return p_entail >= STRONG or (speaks_of(claim, text) and not compares(claim))
 
 
 __all__ = ["STRONG", "about_keys", "anchored", "before_verb", "kind_counted", "speaks_of", "subject_keys",
