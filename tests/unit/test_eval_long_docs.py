@@ -121,5 +121,5 @@ def test_the_committed_user_questions_name_filings_that_exist_and_answers_that_s
     assert all(answer_correct(i.answer, i.answer) for i in items)
     assert not answer_correct("Net sales were $150 million.", items[13].answer)
     pdfs = read_questions(path.parent / "pdfs_dev_user.jsonl")
-    assert len(pdfs) == 22 and all(i.pages and i.document.is_file() for i in pdfs)
+    assert len(pdfs) == 24 and all(i.pages and i.document.is_file() for i in pdfs)
     assert all(answer_correct(i.answer, i.answer) for i in pdfs)

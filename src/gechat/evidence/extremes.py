@@ -14,11 +14,13 @@ period (the claim's years, else the question's; a table of one column needs none
 row's figure is the highest (or lowest) of the options' figures in that period, with at
 least two options compared, and every figure the claim states agrees with one of theirs,
 the claim is supported: the options' rows are its evidence and the note shows the
-comparison. A row that is not the extreme proves nothing (an option may sit in a table the
-candidates lack), so this step never contradicts. Over figures of both signs a claim about
-an outflow or a loss ("the largest outflow") reads the other way; it is left alone, as is a
-claim that compares changes ("grew more than"). A bound ("more than $1 billion") is no
-comparison.
+comparison. A row that is not the extreme proves nothing by itself (an option may sit in a
+table the candidates lack): the claim is contradicted only where the question offers its
+options by name ("SPECTER or SciBERT") and the table holds every one. Over figures of both
+signs a claim about an outflow or a loss ("the largest outflow") reads the other way; it is
+left alone, as is a claim that compares changes ("grew more than"). A bound ("more than $1
+billion") is no comparison. In a table of no periods the column is the one whose header names
+the most words of the claim and its question ("Avg." for "average").
 """
 
 from __future__ import annotations
