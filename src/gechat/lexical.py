@@ -178,14 +178,18 @@ def offered(question: str) -> tuple[frozenset[str], ...]:
     return tuple(k for k in keys if k)
 
 
+def beyond(claim: str, given: str) -> str:
+    """What ``claim`` says beyond the question it quotes (the whole claim when it quotes none)."""
+    return claim[len(given):] if given and claim.startswith(given) else claim
+
+
 @lru_cache(maxsize=8192)
 def chosen(claim: str, given: str) -> frozenset[str]:
     """The keys of the options ``given`` offers ("Flexibles or Rigid Packaging") that the claim
     names beyond the question it may quote: the choice is what the claim asserts, so the
     question naming it covers nothing ("Rigid Packaging had the highest net sales" must find
     "Rigid Packaging" in its evidence)."""
-    own = claim[len(given):] if claim.startswith(given) else claim
-    mine = _held(own)
+    mine = _held(beyond(claim, given))
     out: set[str] = set()
     for keys in offered(given):
         if keys <= mine:

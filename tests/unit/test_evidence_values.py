@@ -34,6 +34,15 @@ def test_values_are_read_with_their_kind_scale_sign_and_hedge() -> None:
         (5.0, "number"), (10.0, "number"), (5.0, "money"), (10.0, "percent")]
 
 
+def test_an_accounting_negative_keeps_the_scale_written_after_its_parenthesis() -> None:
+    # "(1,806) million" had read as -1,806: the scale word after the bracket was lost
+    got = [(q.value, q.kind) for q in quantities("Financing used $(1,806) million; investing (962) million")]
+    assert got == [(pytest.approx(-1806e6), "money"), (pytest.approx(-962e6), "number")]
+    assert agree(one("$1.8 billion"), one("$(1,806) million"))
+    # a scale inside the bracket is an aside in prose, not a negative
+    assert one("($1.8 bn)").value == pytest.approx(1.8e9)
+
+
 def test_locators_codes_and_list_markers_are_not_values() -> None:
     assert [q.text for q in quantities("Item 7 ....35, FY2019, Q3 and 10-K; (1) one and (2) two")] == ["7", "10"]
     assert [q.value for q in quantities("($1.8 bn) and (1,234)")] == [1.8e9, -1234.0]

@@ -11,6 +11,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict
 
 from gechat.documents.sentences import split_spans
+from gechat.lexical import beyond
 from gechat.models.embed_base import Embedder
 from gechat.types import Chunk, Claim, Evidence, Sentence
 
@@ -106,7 +107,7 @@ class ClaimInput(BaseModel):
 
     def answer(self) -> str:
         """What the claim says beyond the question it quotes (the whole text when it quotes none)."""
-        return self.text[len(self.given):] if self.given and self.text.startswith(self.given) else self.text
+        return beyond(self.text, self.given)
 
 
 class EvidencePool(BaseModel):

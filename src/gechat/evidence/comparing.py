@@ -16,6 +16,9 @@ LEAST = re.compile(r"(?i)\b(?:least|lowest|smallest|fewest)\b")
 # a comparison of two ("higher net sales than"), not a bound ("more than $1 billion")
 MORE = re.compile(r"(?i)\b(?:more|higher|larger|greater|bigger)\b(?!\s+than\s+[$€£¥\d])")
 LESS = re.compile(r"(?i)\b(?:less|fewer|lower|smaller)\b(?!\s+than\s+[$€£¥\d])")
+# a change of a figure, not the figure: "grew more than" compares changes; "increase" names a computation
+CHANGE = re.compile(r"(?i)\b(?:gr[eo]w(?:th|s|n)?|increas\w*|decreas\w*|declin\w*|rose|rise[sn]?|fell|fall"
+                    r"|drop\w*|chang\w*|year[- ]over[- ]year|compared)\b")
 _JUDGED = re.compile(r"(?i)\b(?:better|best|worse|worst|outperform\w*|underperform\w*)\b")
 
 
@@ -25,4 +28,4 @@ def compares(text: str) -> bool:
     return any(m.group().islower() for p in (MOST, LEAST, MORE, LESS, _JUDGED) for m in p.finditer(text))
 
 
-__all__ = ["LEAST", "LESS", "MORE", "MOST", "compares"]
+__all__ = ["CHANGE", "LEAST", "LESS", "MORE", "MOST", "compares"]

@@ -32,8 +32,9 @@ import numpy as np
 
 from gechat.documents.tables import row_label
 from gechat.evidence.arithmetic import Miscount, miscomputed, plain, rests_on
+from gechat.evidence.comparing import CHANGE
 from gechat.evidence.dates import years
-from gechat.evidence.extremes import CHANGE, extreme
+from gechat.evidence.extremes import extreme
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, stated
 from gechat.lexical import META, content_keys

@@ -29,16 +29,13 @@ import re
 from dataclasses import dataclass
 
 from gechat.documents.tables import row_label
-from gechat.evidence.comparing import LEAST, LESS, MORE, MOST
+from gechat.evidence.comparing import CHANGE, LEAST, LESS, MORE, MOST
 from gechat.evidence.dates import years
 from gechat.evidence.rows import abbreviated
 from gechat.evidence.steps import ClaimState
 from gechat.evidence.values import Cell, Quantity, agree, cell_values, claimed, row_cells, row_unit
 from gechat.lexical import META, META_WORDS, content_keys, offered, words
 
-# a change named: "grew more than" compares changes, not the figures
-CHANGE = re.compile(r"(?i)\b(?:gr[eo]w(?:th|s|n)?|increas\w*|decreas\w*|declin\w*|rose|rise[sn]?|fell|fall"
-                    r"|drop\w*|chang\w*|year[- ]over[- ]year|compared)\b")
 # what a figure of the other sign means: money going out, lost or spent
 _OUTGOING = re.compile(r"(?i)\b(?:outflows?|loss(?:es)?|lost|used|spen[dt]|spending|expenses?|costs?|paid|deficits?)\b")
 NAMED_SHARE = 0.5  # of a row label's words the question must name for the row to be an option
@@ -160,4 +157,4 @@ def _column(cells: list[Cell], wanted: frozenset[str], measure: list[str]) -> Ce
     return column[0] if len(column) == 1 else None
 
 
-__all__ = ["CHANGE", "extreme"]
+__all__ = ["extreme"]

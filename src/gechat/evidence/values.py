@@ -29,8 +29,9 @@ Kind = Literal["money", "percent", "number", "count", "year"]
 # Linear: each part is a possessive run of one character class, tried once per position; a
 # match starts only where no word character or point precedes.
 _QUANTITY = re.compile(
-    r"(?<![\w.,])(?P<open>\()?(?P<cur>[$€£¥])?[ \t]?+"
+    r"(?<![\w.,])(?P<sign>[$€£¥](?=\(\d))?+(?P<open>\()?(?P<cur>[$€£¥])?[ \t]?+"
     r"(?P<num>\d{1,3}+(?:,\d{3})++(?:\.\d++)?+|\d++(?:\.\d++)?+)(?![\d,]?\d)"
+    r"(?P<shut>(?<=\d)\)(?=[ \t]?+(?:thousand|million|billion|trillion|mn|bn)\b))?+"
     r"(?:[ \t]?+(?P<scale>thousand|million|billion|trillion|mn|bn|[kKmMbB])(?![\w]))?+"
     r"[ \t]?+(?P<pct>%|percent\b|per cent\b)?+(?P<close>\))?"
 )
@@ -71,7 +72,7 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
     """Every value written in ``text``, in order, with where it starts and ends."""
     out = []
     for m in _QUANTITY.finditer(text):
-        num, scale_word, pct, cur = m["num"], (m["scale"] or ""), m["pct"], m["cur"]
+        num, scale_word, pct, cur = m["num"], (m["scale"] or ""), m["pct"], m["cur"] or m["sign"]
         digits = num.replace(",", "")
         value = float(digits)
         scale = _SCALES.get(scale_word.lower(), 1.0)
@@ -79,12 +80,12 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
         # not a unit letter glued to a model name; "5 m" (metres) is left alone
         if scale_word in ("m", "b", "k") and not cur:
             scale = 1.0
-        paren = bool(m["open"] and m["close"])
+        paren = bool(m["open"] and (m["close"] or m["shut"]))
         if not (cur or pct or scale_word) and ((paren and "," not in num and "." not in num and len(digits) <= 2)
                                                or _day_of_month(text, m.start(), m.end(), digits)):
             continue  # "(1)", "(2)": the markers of a list; "February 1, 2018": a date's day
-        # "(1,577)" is an accounting negative; "($1.8 bn)" is an aside in prose
-        negative = paren and not scale_word
+        # "(1,577)" and "$(1,806) million" are accounting negatives; "($1.8 bn)" is an aside in prose
+        negative = paren and (not scale_word or bool(m["shut"]))
         if pct:
             kind: Kind = "percent"
         elif cur:
