@@ -69,6 +69,63 @@ def test_named_sets_prefer_the_chain_to_two_facts_about_its_ends() -> None:
     assert picked[True] == [hop, born]
 
 
+def _festival_pool() -> EvidencePool:
+    """The question's subject introduced, the hop to her father told with a pronoun, and the
+    father's birth; the introduction and the father's sentence share a name the claim lacks."""
+    return _paragraphs(("Emily Eavis (born 1979) is co-organiser of the Glastonbury Festival.", "Emily Eavis"),
+                       ("She is the youngest daughter of the festival's founder Michael Eavis.", "Emily Eavis"),
+                       ("Michael Eavis (born 1935) runs the Glastonbury Festival on his farm in Pilton.",
+                        "Michael Eavis"))
+
+
+def test_a_set_whose_sentence_names_what_the_other_is_about_is_the_hop() -> None:
+    from gechat.evidence.sets import hopped, joined
+    from gechat.lexical import name_words
+
+    intro, hop, born = _festival_pool().sentences
+    claim = name_words("The father of Emily Eavis was born in Pilton.")
+    assert joined(claim, [intro, born]) and joined(claim, [hop, born])  # "Glastonbury Festival" ties both
+    assert hopped(claim, [hop, born])  # "Michael", the name of the heading "Michael Eavis" the claim lacks
+    assert not hopped(claim, [intro, born])
+    assert not hopped(claim, [intro, hop])  # one article: its heading names only the claim's names
+
+
+def test_named_sets_prefer_the_hop_to_a_set_sharing_another_name() -> None:
+    intro, hop, born = (s.text for s in _festival_pool().sentences)
+    table = {f"{intro} {born}": (0.95, 0.0), f"{hop} {born}": (0.9, 0.0)}
+    claim = ClaimInput(text="The father of Emily Eavis was born in Pilton.", source="answer",
+                       given="Where was the father of Emily Eavis born?")
+    assert _set_evidence(table, _festival_pool(), claim, SentenceSets(top=3, named=True)) == [hop, born]
+    assert _set_evidence(table, _festival_pool(), claim, SentenceSets(top=3)) == [intro, born]
+
+
+def _release_pool() -> EvidencePool:
+    """Two films, each introduced without its year and with it (the latter with a pronoun)."""
+    return _paragraphs(("Huma Gun Anmogaldi is a Bollywood film directed by Mehboob Khan.", "Huma Gun Anmogaldi"),
+                       ("It was released in 1942.", "Huma Gun Anmogaldi"),
+                       ("This Night Is Still Ours is a 2008 Italian comedy film.", "This Night Is Still Ours"))
+
+
+def test_a_choice_by_a_value_rests_on_the_sentences_that_give_each_option_one() -> None:
+    from gechat.evidence.sets import valued
+    from gechat.lexical import offered
+
+    named, dated, other = _release_pool().sentences
+    options = offered("Which film came out earlier, This Night Is Still Ours or Huma Gun Anmogaldi?")
+    assert valued(options, [dated, other]) == 1.0  # "1942" under the film's heading, "2008" in the text
+    assert valued(options, [named, other]) == 0.5
+    assert valued((), [dated, other]) == 0.0
+    given = "The film that came out earlier of This Night Is Still Ours or Huma Gun Anmogaldi is "
+    claim = ClaimInput(text=given + "Huma Gun Anmogaldi.", source="answer", given=given)
+    table = {f"{named.text} {other.text}": (0.9, 0.0), f"{dated.text} {other.text}": (0.6, 0.0)}
+    # the model likes the film's introduction better; the set that dates both films is shown
+    assert _set_evidence(table, _release_pool(), claim, SentenceSets(top=3, named=True)) == [dated.text, other.text]
+    # a choice by no value ("which is a comedy") is left to the model
+    plain = ClaimInput(text=claim.text.replace("came out earlier", "is a comedy"), source="answer",
+                       given=given.replace("came out earlier", "is a comedy"))
+    assert _set_evidence(table, _release_pool(), plain, SentenceSets(top=3, named=True)) == [named.text, other.text]
+
+
 def _paragraphs(*texts: tuple[str, str]) -> EvidencePool:
     """One document per (sentence, its headings)."""
     sents = [Sentence(id=i + 1, doc_id=i + 1, chunk_id=i + 1, ord=0, page=1, start=0, end=len(t), text=t, context=c)

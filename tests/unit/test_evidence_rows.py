@@ -206,6 +206,16 @@ def test_the_headings_over_a_row_name_its_quantity_when_they_hold_all_of_it() ->
     assert st.passes
 
 
+def test_a_header_row_among_the_headings_names_each_column_only_its_own_figure() -> None:
+    # the loader may set a table's header row in the heading path of its rows; "Permit" there
+    # names the column of 98 452, so it does not make California's total a count of permits
+    row = "California | Permit: 98 452 | Handgun: 41 181 | Totals: 180 116"
+    heads = "NICS Firearm Background Checks > State / Territory Permit Handgun Totals"
+    assert unbound("There were 180,116 permit checks in California.", row, context=heads) == ["permit"]
+    assert not unbound("There were 98,452 permit checks in California.", row, context=heads)
+    assert not unbound("There were 180,116 background checks in California.", row, context=heads)
+
+
 def test_the_closest_of_an_unsupported_claim_is_the_nearest_to_stating_it() -> None:
     # F favours a short sentence that says nothing over a long row the model half believes
     cells = " | ".join(f"Column {k}: {k * 1000 + 17:,}" for k in range(1, 25))

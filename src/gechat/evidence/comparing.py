@@ -22,10 +22,21 @@ CHANGE = re.compile(r"(?i)\b(?:gr[eo]w(?:th|s|n)?|increas\w*|decreas\w*|declin\w
 _JUDGED = re.compile(r"(?i)\b(?:better|best|worse|worst|outperform\w*|underperform\w*)\b")
 
 
+# an order in time or length: "came out earlier", "was born first", "lived longer"
+_ORDER = re.compile(r"(?i)\b(?:earlier|earliest|later|latest|first|older|oldest|younger|youngest|longer|longest"
+                    r"|shorter|shortest|sooner|recently)\b")
+
+
+def orders(text: str) -> bool:
+    """Whether ``text`` ranks things by a value, a figure's or a date's: it compares, or
+    orders in time or length ("which came out earlier")."""
+    return compares(text) or _ORDER.search(text) is not None
+
+
 def compares(text: str) -> bool:
     """Whether ``text`` compares things: a comparative, a superlative or "outperforms", in
     lower case (a title's "More" names: "The More the Merrier")."""
     return any(m.group().islower() for p in (MOST, LEAST, MORE, LESS, _JUDGED) for m in p.finditer(text))
 
 
-__all__ = ["CHANGE", "LEAST", "LESS", "MORE", "MOST", "compares"]
+__all__ = ["CHANGE", "LEAST", "LESS", "MORE", "MOST", "compares", "orders"]

@@ -33,7 +33,7 @@ from itertools import pairwise
 
 from gechat.documents.tables import row_label
 from gechat.evidence.base import asked, fragment_of
-from gechat.evidence.values import Quantity, agree, claimed, located, restated, stated, stating
+from gechat.evidence.values import Quantity, agree, claimed, located, restated, row_cells, stated, stating
 from gechat.lexical import META_WORDS, STOPWORDS, content_keys, fact_keys, number_keys, words
 
 # periods, totals, scale, reading and linking words name no quantity ("the excerpt states",
@@ -93,7 +93,10 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     # ("OPERATING ACTIVITIES" over the cash flow statement's "Net income")
     said = content_keys(f"{claim} {given}" if answer is None else f"{claim} {answer} {given}")
     if all(content_keys(w) <= said for w in _measure_words(label)):
-        described |= content_keys(context)
+        # the headings above a table may hold its header row, whose words name every column:
+        # "Permit" there names the column of 98 452, not California's "Totals: 180 116"
+        others = content_keys(" ".join(c.head for c in row_cells(row))) - content_keys(" ".join(heads))
+        described |= content_keys(context) - others
     if keys <= described:
         return []
     return [w for w in wanted if not content_keys(w) <= described]

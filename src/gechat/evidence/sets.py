@@ -6,9 +6,11 @@ a multi-hop fact told in two places ("A was born in X" + "X is in Y"). Sets grow
 search over the strongest candidates (by P_entail plus cosine to the claim) and their
 neighbours, and stop growing when a bigger set entails no more. Among the sets that pass,
 the highest F wins, so the length penalty keeps sets small; with ``named``, first the sets
-about more of the question's names (``naming``), then those joined by a name the claim lacks
-(``joined``: the hops of a chain), and a set about more of the question's names replaces a
-single sentence that passes. With ``bridges`` N, the first level also
+about more of the question's names (``naming``), then, for a choice between options by a
+value, those that give more of the options one (``valued``), then those where a sentence names
+what another is about (``hopped``), then those joined by a name the claim lacks (``joined``:
+the hops of a chain), and a set about more of the question's names replaces a single sentence
+that passes. With ``bridges`` N, the first level also
 pairs each of the N strongest candidates with the sentences tied to it by a name the claim
 lacks that name the question's subject (``bridges``): the other hop of a chain.
 
@@ -33,11 +35,13 @@ import numpy.typing as npt
 
 from gechat.documents.headings import nearest_heading, shared_path
 from gechat.evidence.base import ClaimInput, says_nothing
+from gechat.evidence.comparing import orders
 from gechat.evidence.dates import years
 from gechat.evidence.lists import lists_in
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
 from gechat.evidence.subjects import anchored
-from gechat.lexical import LOCATOR, META, acronyms, content_keys, name_groups, name_words
+from gechat.evidence.values import quantities
+from gechat.lexical import LOCATOR, META, acronyms, content_keys, name_groups, name_words, offered
 from gechat.models.entail.base import ENTAILMENT
 from gechat.types import Evidence, Sentence
 
@@ -184,8 +188,14 @@ class SentenceSets:
                 about_[c] = naming(names, ordered(c)) if self.named else 0.0
             return about_[c]
 
-        def rank(c: Ids) -> tuple[float, bool, float]:
-            return about(c), self.named and joined(claim_names, ordered(c)), scored[c][1]
+        # a choice between options by a value ("which came out earlier, A or B") rests on
+        # the option's value: the sets that state one for more options first
+        options = offered(claim.given) if self.named and claim.given and orders(claim.given) else ()
+
+        def rank(c: Ids) -> tuple[float, float, bool, bool, float]:
+            sents = ordered(c)
+            return about(c), valued(options, sents), self.named and hopped(claim_names, sents), \
+                self.named and joined(claim_names, sents), scored[c][1]
 
         passing = sorted((c for c, (p_, _) in scored.items() if p_[ENTAILMENT] >= ctx.supported
                           and covered(c) and anchored(claim.answer(), text(c), float(p_[ENTAILMENT]))),
@@ -347,3 +357,26 @@ def joined(claim_names: frozenset[str], sents: list[Sentence]) -> bool:
         return any(g <= words[j] for g in names[i]) or any(g <= words[i] for g in names[j])
 
     return all(any(tied(i, j) for j in range(len(sents)) if j != i) for i in range(len(sents)))
+
+
+def hopped(claim_names: frozenset[str], sents: list[Sentence]) -> bool:
+    """Whether one sentence of a set names what another is about: the name of its nearest
+    heading that the claim does not hold. The hop of a chain ("She is the youngest daughter
+    of ... Michael Eavis" for the sentence under "Michael Eavis"), where a sentence that
+    only introduces the question's subject ("Emily Eavis (born 1979) is co-organiser of the
+    Glastonbury Festival") shares a name with the other but says nothing of how they connect."""
+    heads = [name_words(nearest_heading(s.context)) - claim_names for s in sents]
+    said = [name_words(s.text) for s in sents]
+    return any(heads[j] and heads[j] <= said[i] for i in range(len(sents)) for j in range(len(sents)) if i != j)
+
+
+def valued(options: tuple[frozenset[str], ...], sents: list[Sentence]) -> float:
+    """The share of the ``options`` (each as its keys) that a sentence of the set names, in its
+    text or its nearest heading, and gives a value, a date or a figure: "It was released in
+    1942." under "Huma Gun Anmogaldi" tells when that film came out, "Huma Gun Anmogaldi is a
+    Bollywood film directed by Mehboob Khan." does not."""
+    if not options:
+        return 0.0
+    told = [content_keys(s.text) | content_keys(nearest_heading(s.context)) for s in sents if quantities(s.text)]
+    return sum(any(o <= t for t in told) for o in options) / len(options)
+
