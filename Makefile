@@ -72,6 +72,7 @@ DEMO_WS ?= $(CACHE)/demo-workspace
 
 demo: install
 	$(BIN)/gechat models pull qwen2.5-coder-1.5b
+	$(BIN)/gechat models pull gechat-nli-mpnet
 	$(BIN)/gechat add "$(DEMO_PDF)" -w "$(DEMO_WS)"
 	$(BIN)/gechat ask "$(DEMO_QUESTION)" -w "$(DEMO_WS)"
 

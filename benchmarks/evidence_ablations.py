@@ -180,8 +180,9 @@ def main() -> None:
         questions.append(Question(item, w, pool, gold))
 
     def selector(scorer: object = memo, **changes: object) -> EvidenceChain:
+        # the memo hides the packaged model's name: the verifier's second reading is given
         sel = SELECTORS.create("nli-objective", settings.model_copy(update=changes), scorer=scorer,
-                                embedder=embedder)
+                                embedder=embedder, verifier=verifier() if scorer is memo else None)
         assert isinstance(sel, EvidenceChain)
         return sel
 

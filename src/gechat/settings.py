@@ -59,7 +59,8 @@ class Settings(BaseSettings):
     # pairs per model call; None: the backend's own (onnx 1, calls side by side: in a batch the
     # int8 model's scores depend on the companion pairs; see models/entail/onnx.py)
     entailment_batch: int | None = None
-    # entailment = "cascade": the verifier (a name or a folder) re-reads the verifier_top
+    # the verifier (a name or a folder): with entailment = "onnx" it re-reads a claim's one
+    # supporting sentence (evidence step "verify"); with "cascade" it re-reads the verifier_top
     # premises the fast model ranks highest in each call, and decides every verdict
     verifier_model: str = "gechat-nli-mpnet"
     verifier_top: int = Field(default=3, ge=1, le=60)
@@ -169,9 +170,10 @@ class Settings(BaseSettings):
     evidence: str = "nli-objective"  # or reflection (EvidenceChat), quote (the papers' baseline)
     # the nli-objective selector's steps, in order (gechat.evidence.steps): reasoning steps
     # that state no fact set aside, the candidate sentences, each read alone by the entailment
-    # model, sentence sets, values that conflict with the claim's, the verdict
+    # model, sentence sets, the verifier's second reading of a one-sentence support, values
+    # that conflict with the claim's, figures computed again, the verdict
     evidence_steps: list[str] = Field(
-        default_factory=lambda: ["facts", "candidates", "nli", "sets", "values", "derived", "verdict"])
+        default_factory=lambda: ["facts", "candidates", "nli", "sets", "verify", "values", "derived", "verdict"])
     reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
     # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
     # tuning questions (benchmarks/results/evidence_calibration.md)

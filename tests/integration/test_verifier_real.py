@@ -136,3 +136,33 @@ def test_the_careful_preset_grounds_claims_with_the_verifier(built: Path) -> Non
     assert verdicts[2] != "supported"  # the other year's figure
     assert verdicts[3] != "supported"
     assert scorer.pairs_verified > 0  # the verifier read the deciding sentences
+
+
+def test_the_default_chain_has_the_verifier_read_a_one_passage_support_again(built: Path) -> None:
+    from gechat.evidence import SELECTORS, ClaimInput, EvidencePool
+    from gechat.evidence.verify import SecondReading
+    from gechat.models import EMBEDDERS
+
+    settings = Settings.load("default", models_dir=models_dir())
+    assert settings.entailment == "onnx" and "verify" in settings.evidence_steps
+    fast = ENTAILERS.create("onnx", settings)
+    selector = SELECTORS.create("nli-objective", settings, scorer=fast,
+                                embedder=EMBEDDERS.create(settings.embedder, settings))
+    (second,) = [s for s in selector.steps if isinstance(s, SecondReading)]  # type: ignore[attr-defined]
+    assert second.verifier is not None and second.threshold == second.verifier.calibration["supported"]  # type: ignore[attr-defined]
+    premise = ("Moonstruck is a 1987 romantic comedy film directed by Norman Jewison and written by John "
+               "Patrick Shanley.")
+    claims = ["Norman Jewison directed Moonstruck.", "Moonstruck was directed by its writer, Norman Jewison.",
+              "Moonstruck is a 1987 film.", "Moonstruck was written by Norman Jewison."]
+    got = selector.select([ClaimInput(text=t, source="answer") for t in claims], EvidencePool.from_texts([premise]))
+    assert got[0].verdict == "supported"
+    assert second.read >= 1
+    # every claim the fast model passes on that sentence keeps its support only where the
+    # verifier reads it at its threshold too
+    for claim, text in zip(got, claims, strict=True):
+        p_fast = float(fast.score([premise], text)[0, ENTAILMENT])
+        p_ver = float(second.verifier.score([premise], text)[0, ENTAILMENT])  # type: ignore[union-attr]
+        if claim.verdict == "supported":
+            assert p_ver >= second.threshold
+        elif p_fast >= 0.5 and "verifier" in claim.note:
+            assert p_ver < second.threshold

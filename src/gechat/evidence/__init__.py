@@ -80,6 +80,19 @@ def _sets(settings: Settings, **deps: Any) -> EvidenceStep:
                         named=settings.set_named, bridges=settings.set_bridges)
 
 
+@STEPS.register("verify")
+def _verify(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.verify import SecondReading, load_verifier
+    from gechat.models.entail.verifier import resolve_verifier_dir
+
+    verifier = deps.get("verifier")
+    # the verifier re-reads what the packaged fast model passed; the cascade's verdicts are
+    # the verifier's already, and a user's own entailment model (llm, hf) is left alone
+    if verifier is None and getattr(deps["scorer"], "name", "") == "onnx" and settings.verifier_model:
+        verifier = load_verifier(resolve_verifier_dir(settings.verifier_model, settings.models_dir))
+    return SecondReading(verifier)
+
+
 @STEPS.register("values")
 def _values(settings: Settings, **deps: Any) -> EvidenceStep:
     from gechat.evidence.conflicts import ValueConflicts

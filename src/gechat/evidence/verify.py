@@ -1,0 +1,67 @@
+"""Step ``verify``: a claim that one passage supports is read again by the verifier.
+
+The packaged fast model (MiniLM-L6) reads one sentence against a claim poorly where a claim
+swaps who did what: "Fernanda Brandao was the American model and choreographer born in 1957"
+read 0.89 against "Jury members Fernanda Brandao and Patrick Nuo left DSDS and were replaced
+by Bruce Darnell ... Bruce Darnell (born July 19, 1957) is an American model and
+choreographer". The verifier (mpnet-base, ``gechat-nli-mpnet``, about 20 pairs/s) reads the one
+passage that passed (a sentence, or a run of sentences that follow each other), once per
+claim, and the claim stays supported only at its own calibrated threshold. A set drawn from
+two places is left to the fast model and the set rules: the verifier was trained on one
+passage at a time, and on 2WikiMultihopQA dev sets it turned away right chains (F1 0.688 ->
+0.586 when it re-read them too). Nor does it read what other steps support by
+arithmetic or by comparing a table (``derived``, ``extremes``): those run after it; nor a
+table row, which the value checks read.
+
+Used when the claims are scored by the packaged fast model (``entailment = "onnx"``); the
+cascade has the verifier decide every verdict already, and a user's own model is theirs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from gechat.documents.tables import row_label
+from gechat.evidence.steps import ClaimState, EvidenceContext, active
+from gechat.models.entail.base import ENTAILMENT, UNCALIBRATED, EntailmentScorer
+
+
+class SecondReading:
+    name = "verify"
+
+    def __init__(self, verifier: EntailmentScorer | None, threshold: float | None = None) -> None:
+        self.verifier = verifier
+        calibrated = dict(getattr(verifier, "calibration", None) or {})
+        self.threshold = threshold if threshold is not None else calibrated.get("supported", UNCALIBRATED["supported"])
+        self.read = 0  # pairs the verifier read
+
+    def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        if self.verifier is None:
+            return
+        again = replace(ctx, scorer=self.verifier)  # the same wording of the claim's values
+        for state in active(states):
+            # a table row is read by the checks of its label, columns and values: the verifier,
+            # trained on prose, turned away "Total capital expenditures | 2020: $ 1,822" for
+            # capital expenditures of $1,822 million in 2020
+            if not (state.passes and len(state.evidence) == 1) or row_label(state.evidence[0].text) is not None:
+                continue
+            premise = ctx.passage(state.evidence[0].sentences, state.claim)
+            p = float(again.score([premise], state.claim.text)[0, ENTAILMENT])
+            self.read += 1
+            if p < self.threshold:
+                state.passes = False
+                state.note = (f"the verifier, reading the passage again, did not find the claim in it "
+                              f"(P {p:.2f} < {self.threshold:.2f})")
+
+
+@lru_cache(maxsize=2)
+def load_verifier(folder: Path) -> EntailmentScorer:
+    """The verifier's ONNX model, loaded once per process (it takes a second or two)."""
+    from gechat.models.entail.onnx import ONNXEntailment
+
+    return ONNXEntailment(folder).load()
+
+
+__all__ = ["SecondReading", "load_verifier"]

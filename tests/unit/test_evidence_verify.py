@@ -1,0 +1,77 @@
+"""Step ``verify``: the verifier reads again a claim that one passage supports, and only that."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gechat.evidence import SELECTORS
+from gechat.evidence.base import ClaimInput
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.chain import EvidenceChain
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.sets import SentenceSets
+from gechat.evidence.steps import ClaimState
+from gechat.evidence.verdict import Verdicts
+from gechat.evidence.verify import SecondReading
+from gechat.models.entail.fake import FakeEntailment
+from gechat.settings import Settings
+from tests.unit.test_evidence_objective import Scripted, context, pool
+
+
+def _run(fast: Scripted, verifier: Scripted | None, claim: str) -> tuple[ClaimState, SecondReading]:
+    ctx = context(fast)
+    state = ClaimState(claim=ClaimInput(text=claim, source="answer"))
+    second = SecondReading(verifier, threshold=0.4)
+    for step in (Candidates(60), NliScores(), SentenceSets(top=3), second, Verdicts()):
+        step.run([state], ctx)  # type: ignore[attr-defined]
+    return state, second
+
+
+def test_a_one_passage_support_stands_only_if_the_verifier_reads_it_too() -> None:
+    first = pool().sentences[0].text
+    fast = Scripted({first: (0.9, 0.0)})
+    # the verifier reads the same sentence against the same claim, and does not find it
+    state, step = _run(fast, Scripted({first: (0.1, 0.2)}), "The claim.")
+    assert state.verdict == "unsupported" and step.read == 1
+    assert "verifier" in state.note and [e.text for e in state.evidence] == [first]  # the closest still shown
+    state, _ = _run(fast, Scripted({first: (0.8, 0.0)}), "The claim.")
+    assert state.verdict == "supported"
+    # without a verifier the step reads nothing
+    state, step = _run(fast, None, "The claim.")
+    assert state.verdict == "supported" and step.read == 0
+
+
+def test_a_set_from_two_places_is_left_to_the_fast_model() -> None:
+    s = [x.text for x in pool().sentences]
+    fast = Scripted({s[0]: (0.3, 0.0), s[2]: (0.3, 0.0), f"{s[0]} {s[2]}": (0.95, 0.0)})
+    state, step = _run(fast, Scripted({}), "The red Alpha is as old as Beta.")
+    assert state.verdict == "supported" and [e.text for e in state.evidence] == [s[0], s[2]] and step.read == 0
+
+
+def test_the_verifier_is_loaded_only_for_the_packaged_fast_model() -> None:
+    s = Settings.load("test")
+
+    def verify(**deps: Any) -> SecondReading:
+        chain = SELECTORS.create("nli-objective", s, **deps)
+        assert isinstance(chain, EvidenceChain)
+        (found,) = [x for x in chain.steps if x.name == "verify"]
+        assert isinstance(found, SecondReading)
+        return found
+
+    assert verify(scorer=FakeEntailment()).verifier is None  # a test's or a user's own model
+    mine = Scripted({})
+    assert verify(scorer=FakeEntailment(), verifier=mine).verifier is mine  # given: used
+
+
+def test_a_table_row_is_left_to_the_value_checks() -> None:
+    from gechat.evidence.base import EvidencePool
+
+    row = "Total capital expenditures | 2020: $ 1,822 | 2019: $ 1,654"
+    ctx = context(Scripted({row: (0.9, 0.0)}))
+    ctx.pool = EvidencePool.from_texts([row])
+    state = ClaimState(claim=ClaimInput(text="Capital expenditures in 2020 were $1,822 million.", source="answer"))
+    second = SecondReading(Scripted({}), threshold=0.4)
+    for step in (Candidates(60), NliScores(), second, Verdicts()):
+        step.run([state], ctx)  # type: ignore[attr-defined]
+    assert state.verdict == "supported" and second.read == 0
+
