@@ -26,6 +26,11 @@ LOCATOR = re.compile(
     re.IGNORECASE,
 )
 
+# "(1) Current Health Ltd and (2) Two Peaks": a list's marks inside a sentence count items, they
+# state no figure (an accounting negative is followed by a scale or a column, not a word)
+ENUMERATOR = re.compile(r"(?<![\w$(])\(\d{1,2}\)(?=\s+(?!(?:thousand|million|billion|trillion|percent)\b)[A-Za-z])",
+                        re.IGNORECASE)
+
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
@@ -145,7 +150,7 @@ def uncovered(claim: str, evidence: str, *, given: str = "", mode: Coverage = "f
         return frozenset()
     # "Figure 1" and "page 26" say where something is written: their numbers are no facts of
     # the claim, and no "1" a claim needs is held by "Figure 1: Overview of SPECTER."
-    claim = LOCATOR.sub(" ", claim)
+    claim = ENUMERATOR.sub(" ", LOCATOR.sub(" ", claim))
     picked = chosen(claim, given)
     keys = (fact_keys(claim) if mode == "facts" else content_keys(_split_alnum(claim))) | picked
     return (keys - _held(evidence) - (_held(given) - picked)) | _split_names(claim, evidence, given)
@@ -217,7 +222,10 @@ def _held(text: str) -> frozenset[str]:
     text = _split_alnum(text)
     numbers = number_keys(text)
     where = numbers - number_keys(LOCATOR.sub(" ", text))  # only in "Figure 1", "page 26"
-    return (content_keys(text) | numbers | acronyms(text)) - where
+    keys = content_keys(text)
+    # "FY 2022" is "fiscal 2022" written short, the way a filing's own text rarely writes it
+    short = frozenset(("fy",)) if "fisca" in keys else frozenset()
+    return (keys | numbers | acronyms(text) | short) - where
 
 
 # three or more capitalised words in a row, with the small words a title holds between them

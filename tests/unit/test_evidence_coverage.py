@@ -213,3 +213,24 @@ def test_a_sentence_about_it_is_named_by_its_heading() -> None:
     sentence = 'It is the sequel to the 1947 film" The Egg and I".'
     assert not holds(claim, sentence)
     assert holds(claim, sentence, names="Ma and Pa Kettle (film)")
+
+
+def test_a_lists_marks_in_a_sentence_and_fy_for_fiscal_ask_nothing() -> None:
+    claim = "Best Buy acquired two companies in FY 2022: (1) Current Health Ltd and (2) Two Peaks."
+    evidence = "In fiscal 2022, we acquired all of the outstanding shares of Current Health Ltd and Two Peaks, Best Buy"
+    assert missing_words(claim, evidence) == []
+    assert missing_words(claim, evidence.replace("fiscal ", "")) == ["FY"]
+    # an accounting negative before its scale is a figure still
+    assert missing_words("The loss was (1) million.", "The loss was 2 million.") == ["1"]
+
+
+def test_an_answer_that_is_a_sentence_is_its_own_claim() -> None:
+    from gechat.answer.claims import stands_alone
+    from gechat.eval.bench import answer_claim
+
+    q = "What industry does Amcor primarily operate in?"
+    claim = answer_claim(q, "Amcor is a global leader in packaging production for various use cases.")
+    assert claim.text == "Amcor is a global leader in packaging production for various use cases." and claim.given == q
+    assert answer_claim(q, "Packaging").text == f'The answer to the question "{q}" is: Packaging'
+    # a long name without a verb is still a fragment
+    assert not stands_alone("The Greatest Show on Earth (1952 film)") and stands_alone(claim.text)

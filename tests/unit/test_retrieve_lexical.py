@@ -86,3 +86,18 @@ def test_a_period_glued_to_its_year_brings_the_year() -> None:
     assert query_words("What was FY2018 capex, and in Q3 2019 or H12020?") == [
         "fy2018", "2018", "capex", "q3", "2019", "h12020", "2020"]
     assert query_words("the fy18 figure") == ["fy18", "figure"]  # no four-digit year to bring
+
+
+def test_a_number_is_searched_as_the_index_cuts_it(tmp_path: Path) -> None:
+    from gechat.store.lexical import number_forms, query_words
+
+    # the tokenizer cuts "5,409" into "5" and "409": a claim's "$5409.00" is that phrase
+    assert number_forms("5409.00") == ["5 409", "5409"]
+    assert number_forms("1,234,567") == ["1 234 567", "1234567"]
+    assert number_forms("8.70") == ["8 7"] and number_forms("0.40") == ["0 4"]
+    assert number_forms("9" * 40) == ["9" * 40]  # no figure; int() of it is refused past 4,300 digits
+    assert query_words("3M's $1577.00 in FY2018, 2019") == ["3m", "s", "1 577", "1577", "fy2018", "2018", "2019"]
+    store = SQLiteStore(tmp_path / "s.sqlite")
+    store.insert(make_doc("a", text="Cash 409 Stock 5,409 Five six.", dim=HashingEmbedder().dim))
+    found = store.lexical_search("sentence", "inventories of $5409.00", 3)
+    assert [s.text for s in store.sentences_of_chunks([1, 2]) if s.id in {i for i, _ in found}] == ["Stock 5,409"]

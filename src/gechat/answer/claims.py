@@ -32,6 +32,13 @@ def split_text(text: str) -> list[str]:
     return [s.text for s in split_sentences(doc)]
 
 
+def stands_alone(text: str) -> bool:
+    """Whether an answer is a sentence of its own ("Amcor is a global leader in packaging"),
+    checked as it is written, not as the answer to the question (the form kept for a fragment,
+    ``as_answer_to``): longer than a fragment, with a verb."""
+    return len(text.split()) > _FRAGMENT_WORDS and bool(_VERB.search(text))
+
+
 def is_abstention(text: str) -> bool:
     return bool(_ABSTAIN.search(text))
 

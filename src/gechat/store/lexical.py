@@ -22,7 +22,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunk_terms USING fts5(text, tokenize='porter
 CREATE VIRTUAL TABLE IF NOT EXISTS sentence_terms USING fts5(text, tokenize='porter unicode61');
 """
 _TABLES = {"chunk": ("chunk_terms", "chunks"), "sentence": ("sentence_terms", "sentences")}
-_TERM = re.compile(r"\w+")  # one character class: linear
+# a number whole ("5,409.00") or a word; one character class each: linear
+_NUMBER = r"\d[\d,]*(?:\.\d+)?(?!\w)"
+_TERM = re.compile(rf"{_NUMBER}|\w+")
+_WHOLE_NUMBER = re.compile(_NUMBER)
 MAX_TERMS = 32  # a question longer than this is cut: its first words say what it asks
 
 
@@ -39,9 +42,27 @@ def query_words(text: str) -> list[str]:
     for w in _TERM.findall(text.lower()):
         if w in STOPWORDS or w == "_":
             continue
+        if _WHOLE_NUMBER.fullmatch(w):
+            words += number_forms(w)
+            continue
         period = _PERIOD.fullmatch(w)
         words += [w, period.group(1)] if period else [w]
     return list(dict.fromkeys(words))[:MAX_TERMS]
+
+
+def number_forms(number: str) -> list[str]:
+    """A number as the index's tokens hold it, each form a phrase: the tokenizer cuts "5,409"
+    into "5" and "409" and "8.7" into "8" and "7", so "$5409.00" in a claim meets the row's
+    "5,409" only as the phrase "5 409"; written without digit groups too ("5409", a year)."""
+    whole, _, frac = number.replace(",", "").partition(".")
+    whole, frac = whole.lstrip("0") or "0", frac.rstrip("0")
+    if len(whole) > 18:  # no figure of a document; int() of thousands of digits is refused
+        return [number]
+    tail = f" {frac}" if frac else ""
+    if "," not in number and not frac and len(whole) == 4 and 1800 <= int(whole) <= 2100:
+        return [whole]  # a year, as years are written
+    grouped = f"{int(whole):,}".replace(",", " ")
+    return list(dict.fromkeys([f"{grouped}{tail}", f"{whole}{tail}"]))
 
 
 def query_terms(text: str) -> str | None:
