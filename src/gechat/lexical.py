@@ -26,10 +26,10 @@ LOCATOR = re.compile(
     re.IGNORECASE,
 )
 
-# "(1) Current Health Ltd and (2) Two Peaks": a list's marks inside a sentence count items, they
+# "(1) Current Health Ltd and (2) Two Peaks", "such as:\n\n1.": a list's marks count items, they
 # state no figure (an accounting negative is followed by a scale or a column, not a word)
-ENUMERATOR = re.compile(r"(?<![\w$(])\(\d{1,2}\)(?=\s+(?!(?:thousand|million|billion|trillion|percent)\b)[A-Za-z])",
-                        re.IGNORECASE)
+ENUMERATOR = re.compile(r"(?<![\w$(])\(\d{1,2}\)(?=\s+(?!(?:thousand|million|billion|trillion|percent)\b)[A-Za-z])"
+                        r"|^[ \t]*\d{1,2}[.)](?=\s|$)", re.IGNORECASE | re.MULTILINE)
 
 
 def words(text: str) -> list[str]:

@@ -222,6 +222,8 @@ def test_a_lists_marks_in_a_sentence_and_fy_for_fiscal_ask_nothing() -> None:
     assert missing_words(claim, evidence.replace("fiscal ", "")) == ["FY"]
     # an accounting negative before its scale is a figure still
     assert missing_words("The loss was (1) million.", "The loss was 2 million.") == ["1"]
+    # a list's number on a line of its own, as a claim cut from a list ends
+    assert missing_words("His style has several traits, such as:\n\n1.", "His style has several traits.") == []
 
 
 def test_an_answer_that_is_a_sentence_is_its_own_claim() -> None:

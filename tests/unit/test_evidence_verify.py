@@ -75,3 +75,26 @@ def test_a_table_row_is_left_to_the_value_checks() -> None:
         step.run([state], ctx)  # type: ignore[attr-defined]
     assert state.verdict == "supported" and second.read == 0
 
+
+
+def test_where_the_fast_model_passes_nothing_the_verifier_reads_the_best_candidates_that_hold_the_claim() -> None:
+    s = [x.text for x in pool().sentences]
+    fast = Scripted({s[2]: (0.3, 0.0), s[0]: (0.2, 0.0)})  # below the threshold: nothing passes
+
+    def run(verifier: Scripted, top: int = 3, first: Scripted = fast) -> tuple[ClaimState, SecondReading]:
+        ctx = context(first, coverage="facts")
+        state = ClaimState(claim=ClaimInput(text="Beta was built in 1990.", source="answer"))
+        second = SecondReading(verifier, threshold=0.4, top=top)
+        for step in (Candidates(60), NliScores(), SentenceSets(top=3), second, Verdicts()):
+            step.run([state], ctx)  # type: ignore[attr-defined]
+        return state, second
+
+    state, step = run(Scripted({s[2]: (0.8, 0.0), s[0]: (0.9, 0.0)}))
+    # "Alpha is red." lacks "Beta" and "1990": not read, whatever the verifier would say of it
+    assert state.verdict == "supported" and [e.text for e in state.evidence] == [s[2]] and step.read == 1
+    assert "verifier" in state.note
+    state, step = run(Scripted({s[2]: (0.3, 0.0)}))
+    assert state.verdict == "unsupported" and step.read == 1
+    # only the ``top`` best-scored candidates are read: here "Alpha is red." alone, which lacks the names
+    state, step = run(Scripted({s[2]: (0.8, 0.0)}), top=1, first=Scripted({s[2]: (0.3, 0.0), s[0]: (0.35, 0.0)}))
+    assert state.verdict == "unsupported" and step.read == 0

@@ -90,7 +90,7 @@ def _verify(settings: Settings, **deps: Any) -> EvidenceStep:
     # the verifier's already, and a user's own entailment model (llm, hf) is left alone
     if verifier is None and getattr(deps["scorer"], "name", "") == "onnx" and settings.verifier_model:
         verifier = load_verifier(resolve_verifier_dir(settings.verifier_model, settings.models_dir))
-    return SecondReading(verifier)
+    return SecondReading(verifier, top=settings.verifier_top)
 
 
 @STEPS.register("values")

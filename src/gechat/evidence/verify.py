@@ -13,6 +13,14 @@ passage at a time, and on 2WikiMultihopQA dev sets it turned away right chains (
 arithmetic or by comparing a table (``derived``, ``extremes``): those run after it; nor a
 table row, which the value checks read.
 
+It reads the other way too: a claim the fast model passed nowhere, whose names and numbers
+one of its ``top`` best-scored candidate sentences holds (not a table row), is read against
+each of those by the verifier, and is supported by the best at the same threshold: the
+fast model misses support the verifier reads. Dev, without -> with it: HaluEval-QA rows
+0-999 0.861 -> 0.907, ExpertQA questions 1-75 0.589 -> 0.588, HotpotQA 1-35 sentence F1
+0.649 -> 0.706 (verdict BA 0.671 -> 0.686), 2Wiki 1-150 0.690 -> 0.694 (BA 0.667 -> 0.657);
+a stricter threshold for this direction (0.7) gained less on each.
+
 Used when the claims are scored by the packaged fast model (``entailment = "onnx"``); the
 cascade has the verifier decide every verdict already, and a user's own model is theirs.
 """
@@ -23,6 +31,8 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from gechat.documents.tables import row_label
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.models.entail.base import ENTAILMENT, UNCALIBRATED, EntailmentScorer
@@ -31,8 +41,8 @@ from gechat.models.entail.base import ENTAILMENT, UNCALIBRATED, EntailmentScorer
 class SecondReading:
     name = "verify"
 
-    def __init__(self, verifier: EntailmentScorer | None, threshold: float | None = None) -> None:
-        self.verifier = verifier
+    def __init__(self, verifier: EntailmentScorer | None, threshold: float | None = None, top: int = 3) -> None:
+        self.verifier, self.top = verifier, top
         calibrated = dict(getattr(verifier, "calibration", None) or {})
         self.threshold = threshold if threshold is not None else calibrated.get("supported", UNCALIBRATED["supported"])
         self.read = 0  # pairs the verifier read
@@ -42,18 +52,45 @@ class SecondReading:
             return
         again = replace(ctx, scorer=self.verifier)  # the same wording of the claim's values
         for state in active(states):
-            # a table row is read by the checks of its label, columns and values: the verifier,
-            # trained on prose, turned away "Total capital expenditures | 2020: $ 1,822" for
-            # capital expenditures of $1,822 million in 2020
-            if not (state.passes and len(state.evidence) == 1) or row_label(state.evidence[0].text) is not None:
-                continue
-            premise = ctx.passage(state.evidence[0].sentences, state.claim)
-            p = float(again.score([premise], state.claim.text)[0, ENTAILMENT])
-            self.read += 1
-            if p < self.threshold:
-                state.passes = False
-                state.note = (f"the verifier, reading the passage again, did not find the claim in it "
-                              f"(P {p:.2f} < {self.threshold:.2f})")
+            if state.passes:
+                self._again(state, ctx, again)
+            elif self.top:
+                self._instead(state, ctx, again)
+
+    def _again(self, state: ClaimState, ctx: EvidenceContext, again: EvidenceContext) -> None:
+        """The one passage that passed, read again; below the threshold the claim no longer passes."""
+        # a table row is read by the checks of its label, columns and values: the verifier,
+        # trained on prose, turned away "Total capital expenditures | 2020: $ 1,822" for
+        # capital expenditures of $1,822 million in 2020
+        if len(state.evidence) != 1 or row_label(state.evidence[0].text) is not None:
+            return
+        premise = ctx.passage(state.evidence[0].sentences, state.claim)
+        p = float(again.score([premise], state.claim.text)[0, ENTAILMENT])
+        self.read += 1
+        if p < self.threshold:
+            state.passes = False
+            state.note = (f"the verifier, reading the passage again, did not find the claim in it "
+                          f"(P {p:.2f} < {self.threshold:.2f})")
+
+    def _instead(self, state: ClaimState, ctx: EvidenceContext, again: EvidenceContext) -> None:
+        """The best candidates that hold the claim's names and numbers, read by the verifier
+        where the fast model passed none; at the threshold the best of them supports it."""
+        if state.probs is None or state.f is None or not state.candidates:
+            return
+        order = np.argsort(-state.probs[:, ENTAILMENT], kind="stable")[:self.top]
+        picked = [int(i) for i in order if row_label(state.candidates[i].text) is None
+                  and ctx.covers(state.claim, state.candidates[i].text, state.candidates[i].context)]
+        if not picked:
+            return
+        probs = again.score([ctx.passage([state.candidates[i]], state.claim) for i in picked], state.claim.text)
+        self.read += len(picked)
+        best = int(np.argmax(probs[:, ENTAILMENT]))
+        p = float(probs[best, ENTAILMENT])
+        if p >= self.threshold:
+            i = picked[best]
+            state.passes = True
+            state.evidence = [ctx.evidence(state.claim, [state.candidates[i]], probs[best], float(state.f[i]))]
+            state.note = f"read by the verifier, where the fast model passed no sentence (P {p:.2f})"
 
 
 @lru_cache(maxsize=2)
