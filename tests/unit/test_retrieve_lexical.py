@@ -96,6 +96,7 @@ def test_a_number_is_searched_as_the_index_cuts_it(tmp_path: Path) -> None:
     assert number_forms("1,234,567") == ["1 234 567", "1234567"]
     assert number_forms("8.70") == ["8 7"] and number_forms("0.40") == ["0 4"]
     assert number_forms("9" * 40) == ["9" * 40]  # no figure; int() of it is refused past 4,300 digits
+    assert number_forms("2018,") == ["2018"]
     assert query_words("3M's $1577.00 in FY2018, 2019") == ["3m", "s", "1 577", "1577", "fy2018", "2018", "2019"]
     store = SQLiteStore(tmp_path / "s.sqlite")
     store.insert(make_doc("a", text="Cash 409 Stock 5,409 Five six.", dim=HashingEmbedder().dim))
