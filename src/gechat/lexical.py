@@ -43,7 +43,7 @@ def content_keys(text: str) -> frozenset[str]:
     side for the checks that use it. Memoised: a candidate sentence is checked in every set it
     joins and again for every claim. A number is one key, whole ("81.1", "1,844" as "1844"):
     cut at its points, "81.1 million" would share "1" with a list's "1)"."""
-    keys = {_number_key(m) for m in _NUMBER.findall(text)}
+    keys = {number_key(m) for m in _NUMBER.findall(text)}
     for w in words(text):
         if w in STOPWORDS or w.endswith("n't") or w.isdigit():
             continue
@@ -75,7 +75,8 @@ def _split_alnum(text: str) -> str:
     return _LETTER_DIGIT.sub(" ", text)
 
 
-def _number_key(m: str) -> str:
+def number_key(m: str) -> str:
+    """A number as one key: its digit groups joined, a decimal's trailing zeros dropped ("5,409.00": "5409")."""
     m = m.replace(",", "")
     return m.rstrip("0").rstrip(".") if "." in m else m
 
@@ -84,7 +85,7 @@ def number_keys(text: str) -> frozenset[str]:
     """Numbers as digit strings: "1,844" and "1844" match, "8.70" and "8.7", "280M" and "280 million";
     a count written in words too ("four" is "4", so "won four titles" is not covered by "won
     three"), from two on: "one" is as often a pronoun ("one of the founders")."""
-    digits = (_number_key(m) for m in _NUMBER.findall(text))
+    digits = (number_key(m) for m in _NUMBER.findall(text))
     spelled = (str(_NUMBER_WORDS[m[1]] + _NUMBER_WORDS.get(m[2] or "", 0) if m[1] else _NUMBER_WORDS[m[3]])
                for m in _SPELLED.finditer(text.lower()))
     return frozenset([*digits, *spelled])

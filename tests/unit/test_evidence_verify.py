@@ -76,7 +76,6 @@ def test_a_table_row_is_left_to_the_value_checks() -> None:
     assert state.verdict == "supported" and second.read == 0
 
 
-
 def test_where_the_fast_model_passes_nothing_the_verifier_reads_the_best_candidates_that_hold_the_claim() -> None:
     s = [x.text for x in pool().sentences]
     fast = Scripted({s[2]: (0.3, 0.0), s[0]: (0.2, 0.0)})  # below the threshold: nothing passes

@@ -14,7 +14,7 @@ import re
 import sqlite3
 import threading
 
-from gechat.lexical import STOPWORDS
+from gechat.lexical import STOPWORDS, number_key
 from gechat.store.base import Connection
 
 FTS_SCHEMA = """
@@ -55,8 +55,8 @@ def number_forms(number: str) -> list[str]:
     into "5" and "409" and "8.7" into "8" and "7", so "$5409.00" in a claim meets the row's
     "5,409" only as the phrase "5 409"; written without digit groups too ("5409", a year)."""
     number = number.rstrip(",")  # "2018," ends a clause
-    whole, _, frac = number.replace(",", "").partition(".")
-    whole, frac = whole.lstrip("0") or "0", frac.rstrip("0")
+    whole, _, frac = number_key(number).partition(".")
+    whole = whole.lstrip("0") or "0"
     if len(whole) > 18:  # no figure of a document; int() of thousands of digits is refused
         return [number]
     tail = f" {frac}" if frac else ""
