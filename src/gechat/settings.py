@@ -171,9 +171,10 @@ class Settings(BaseSettings):
     # the nli-objective selector's steps, in order (gechat.evidence.steps): reasoning steps
     # that state no fact set aside, the candidate sentences, each read alone by the entailment
     # model, sentence sets, the verifier's second reading of a one-sentence support, values
-    # that conflict with the claim's, figures computed again, the verdict
+    # that conflict with the claim's, values looked up in a table row, figures computed again, the verdict
     evidence_steps: list[str] = Field(
-        default_factory=lambda: ["facts", "candidates", "nli", "sets", "verify", "values", "derived", "verdict"])
+        default_factory=lambda: ["facts", "candidates", "nli", "sets", "verify", "values", "lookup", "derived",
+                                 "verdict"])
     reflection_k: int = 3  # sentences shown to the LLM per step (reflection), quotes allowed (quote)
     # alpha, beta, len_norm, set_* and the supported threshold were chosen on 2WikiMultihopQA
     # tuning questions (benchmarks/results/evidence_calibration.md)

@@ -47,7 +47,7 @@ def test_the_default_chain_and_its_order_come_from_settings() -> None:
     s = Settings.load("test")
     chain = SELECTORS.create("nli-objective", s, scorer=FakeEntailment())
     assert [x.name for x in chain.steps] == [  # type: ignore[attr-defined]
-        "facts", "candidates", "nli", "sets", "verify", "values", "derived", "verdict"]
+        "facts", "candidates", "nli", "sets", "verify", "values", "lookup", "derived", "verdict"]
     no_sets = s.model_copy(update={"evidence_steps": ["candidates", "nli", "verdict"]})
     chain = SELECTORS.create("nli-objective", no_sets, scorer=FakeEntailment())
     assert [x.name for x in chain.steps] == ["candidates", "nli", "verdict"]  # type: ignore[attr-defined]

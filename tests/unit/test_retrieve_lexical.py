@@ -102,3 +102,26 @@ def test_a_number_is_searched_as_the_index_cuts_it(tmp_path: Path) -> None:
     store.insert(make_doc("a", text="Cash 409 Stock 5,409 Five six.", dim=HashingEmbedder().dim))
     found = store.lexical_search("sentence", "inventories of $5409.00", 3)
     assert [s.text for s in store.sentences_of_chunks([1, 2]) if s.id in {i for i, _ in found}] == ["Stock 5,409"]
+
+
+def test_a_claims_figures_are_searched_on_their_own() -> None:
+    from gechat.retrieve.lexical import FusedRetriever, figures
+
+    assert figures('The answer to "What is the FY2018 capital expenditure (in USD millions) for 3M?" is: $1577.00') \
+        == ["1577.00"]
+    # years, round and short figures are in any long document
+    assert figures("In 2019, 100% of 5,409 units, 12.5% and 1.9% of $0.40, 2018, 3M") == ["5,409", "12.5"]
+
+    class _Figures(_Ranked):
+        def lexical_search(self, kind: str, text: str, k: int) -> list[tuple[int, float]]:
+            return [(7, 1.0)] if text == "5,409" else super().lexical_search(kind, text, k)
+
+    meaning, words = [1, 2, 3, 4, 5, 6], [3, 4, 5]
+    plain = FusedRetriever(_Ranked(meaning, words), HashingEmbedder())  # type: ignore[arg-type]
+    stated = FusedRetriever(_Figures(meaning, words), HashingEmbedder())  # type: ignore[arg-type]
+    # a question without a figure: two rankings, 7 is nowhere
+    assert 7 not in [i for i, _ in stated.rank_sentences("inventories in 2019", 6)]
+    # the row stating the claim's figure counts as much as the vectors' first: above 5 and 6,
+    # below what both other rankings find and the nearest two
+    assert [i for i, _ in stated.rank_sentences("inventories were 5,409 in 2019", 6)] == [1, 2, 3, 4, 7, 5]
+    assert 7 not in [i for i, _ in plain.rank_sentences("inventories were 5,409 in 2019", 6)]

@@ -100,6 +100,13 @@ def _values(settings: Settings, **deps: Any) -> EvidenceStep:
     return ValueConflicts()
 
 
+@STEPS.register("lookup")
+def _lookup(settings: Settings, **deps: Any) -> EvidenceStep:
+    from gechat.evidence.lookup import TableLookup
+
+    return TableLookup()
+
+
 @STEPS.register("derived")
 def _derived(settings: Settings, **deps: Any) -> EvidenceStep:
     from gechat.evidence.derived import DerivedFigures

@@ -136,7 +136,7 @@ def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] 
     claim = state.claim
     words = f"{claim.given} {claim.text}"
     ops = [op for op, cue in _CUES.items() if cue.search(claim.text)]
-    targets = [q for q in claimed(claim.answer(), claim.given) if _significant(q.text) >= MIN_DIGITS]
+    targets = [q for q in claimed(claim.answer(), claim.given) if significant(q.text) >= MIN_DIGITS]
     if not ops or not targets:
         return None
     wanted = years(claim.text)
@@ -224,7 +224,7 @@ def _periods(a: Operand, b: Operand, wanted: frozenset[str], *, same: bool) -> b
     return (a.periods == b.periods) == same
 
 
-def _significant(text: str) -> int:
+def significant(text: str) -> int:
     """How many significant digits a figure is written with ("11.5%": 3, "0.05": 1)."""
     digits = "".join(ch for ch in text if ch.isdigit()).lstrip("0")
     return len(digits)
@@ -236,4 +236,4 @@ def _show(value: float, target: Quantity, op: Op) -> str:
     return plain(value)
 
 
-__all__ = ["DerivedFigures", "Operand", "derive"]
+__all__ = ["DerivedFigures", "Operand", "derive", "significant"]

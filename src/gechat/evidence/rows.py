@@ -67,22 +67,20 @@ def quantity_words(text: str) -> list[str]:
     return out
 
 
-def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "", context: str = "") -> list[str]:
+def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "", context: str = "",
+            values: list[Quantity] | None = None) -> list[str]:
     """The words of the claim's quantity that ``row`` (a canonical table row) does not name
     where it states the claim's value (of ``answer``, what the claim adds to its question
     ``given``): when its label and column header name no more than half of them and, with
     the headings it sits under (``context``), not all; [] otherwise, and for any other text."""
-    values = claimed(claim if answer is None else answer, given)
+    if values is None:
+        values = claimed(claim if answer is None else answer, given)
     heads = [c.head for c in stating(values, row)]
     if not heads:  # not a table row, or not the claim's value
         return []
     label = row_label(row) or ""
-    # a fragment answer ("6,701") is a value of what the question asks, not of the
-    # instructions around it ("... shown in the cash flow statement" names "cash")
-    fragment = fragment_of(given, claim)
-    wanted = (quantity_words(f"{asked(given)} {fragment}") if fragment is not None
-              else quantity_words(_clause(claim, [v for v in values if stating([v], row)])) or quantity_words(claim))
-    if not wanted or not [w for w in words(label) if w not in STOPWORDS and w not in _PLAIN and not number_keys(w)]:
+    wanted = _wanted(claim, row, values, given)
+    if not wanted or not _labelled(label):
         return []
     described = content_keys(" ".join([label, *heads])) | abbreviated(wanted, heads)
     keys = content_keys(" ".join(wanted))
@@ -100,6 +98,38 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     if keys <= described:
         return []
     return [w for w in wanted if not content_keys(w) <= described]
+
+
+def names_quantity(claim: str, row: str, values: list[Quantity], *, given: str = "", context: str = "") -> bool:
+    """Whether the table row ``row``, where it states ``values`` (the claim's), names what the
+    claim says they are: the claim names a quantity, and most words of it are in the row's
+    label and the headers of the values' columns ("Total Company | ... | Capital Expenditures
+    2018: $ 1,577"), or all of them with the headings above (``unbound``). False for any
+    other text."""
+    heads = [c.head for c in stating(values, row)]
+    label = row_label(row) or ""
+    wanted = _wanted(claim, row, values, given) if heads else []
+    if not wanted or not _labelled(" ".join([label, *heads])):
+        return False
+    keys = content_keys(" ".join(wanted))
+    if 2 * len(keys & (content_keys(" ".join([label, *heads])) | abbreviated(wanted, heads))) > len(keys):
+        return True
+    return _labelled(label) and not unbound(claim, row, given=given, context=context, values=values)
+
+
+def _wanted(claim: str, row: str, values: list[Quantity], given: str) -> list[str]:
+    """The words of the claim's quantity: of what the question asks, for a fragment answer
+    ("6,701" is a value of what is asked, not of the instructions around it: "... shown in the
+    cash flow statement" names "cash"), else of the clause that states the value the row holds."""
+    fragment = fragment_of(given, claim)
+    if fragment is not None:
+        return quantity_words(f"{asked(given)} {fragment}")
+    return quantity_words(_clause(claim, [v for v in values if stating([v], row)])) or quantity_words(claim)
+
+
+def _labelled(label: str) -> bool:
+    """The label holds a word that is not a period, a total or a number."""
+    return any(w not in STOPWORDS and w not in _PLAIN and not number_keys(w) for w in words(label))
 
 
 _ABBREVIATION = re.compile(r"\b([A-Za-z]{2,5})\.")  # "Avg.", "prec.", "Oper."

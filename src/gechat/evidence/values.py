@@ -277,16 +277,17 @@ _ASKED_UNIT = re.compile(r"(?i)\bin[ \t]++(?P<cur>usd\b|us\$|\$|(?:us[ \t]++)?do
 
 
 def in_asked_unit(values: tuple[Quantity, ...], question: str) -> tuple[Quantity, ...]:
-    """``values`` with each bare figure (no sign, scale word or percent) read in the unit
-    ``question`` asks for: "0.55" answering "How much (in USD billions) was paid?" is $0.55
-    billion, and no dividend of "$0.55 per share" states it."""
+    """``values`` with each figure that has no scale word (nor a percent) read in the unit
+    ``question`` asks for: "0.55" or "$0.55" answering "How much (in USD billions) was
+    paid?" is $0.55 billion, and no dividend of "$0.55 per share" states it."""
     m = _ASKED_UNIT.search(question) if question else None
     if m is None:
         return values
     scale = _SCALES[m["scale"].lower()]
     kind: Kind = "money" if m["cur"] or m["of"] else "number"
     return tuple(replace(q, value=q.value * scale, kind=kind, scale=scale, scaled=True)
-                 if q.kind == "number" and not q.scaled else q for q in values)
+                 if (q.kind == "number" and not q.scaled) or (q.kind == "money" and q.scale == 1.0) else q
+                 for q in values)
 
 
 def _only_otherwise(q: Quantity, same: list[Quantity]) -> bool:

@@ -21,6 +21,7 @@ words find (a table row named by its line item and year) is still read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from gechat.models.embed_base import Embedder
@@ -28,6 +29,11 @@ from gechat.retrieve.names import search_chunks
 from gechat.retrieve.vector import hits_for
 from gechat.store.base import Store
 from gechat.types import ChunkHit
+
+# a figure as a claim writes it ("$1577.00", "5,409", "12.5%"); years and short numbers aside
+_FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+FIGURE_DIGITS = 3  # a figure with fewer significant digits ("3M", "1.9%") is in any long document
+FIGURE_WEIGHT = 1.0  # ``fused``: a chunk stating the claim's figure counts as one the meaning finds
 
 RRF_K = 60  # the usual constant: rank 1 and rank 10 differ, but not by an order of magnitude
 FUSED_K = 5  # ``fused``: a ranking's first places count for clearly more than its tenth
@@ -94,8 +100,13 @@ class FusedRetriever(_TwoRankings):
             meaning = search_chunks(self.store, self.embedder, question, depth, self.name_share)
         else:
             meaning = self.store.search(kind, self.embedder.embed([question])[0], depth)
-        fused = rrf(meaning, self.store.lexical_search(kind, question, depth),
-                    weights=(1.0, LEXICAL_WEIGHT), k=FUSED_K)
+        rankings = [meaning, self.store.lexical_search(kind, question, depth)]
+        weights = [1.0, LEXICAL_WEIGHT]
+        stated = figures(question)
+        if stated:  # a claim's figure: where the document states it (a table row) is a candidate
+            rankings.append(self.store.lexical_search(kind, " ".join(stated), depth))
+            weights.append(FIGURE_WEIGHT)
+        fused = rrf(*rankings, weights=weights, k=FUSED_K)
         first = [i for i, _ in meaning[:KEPT]]
         ranked = first + [i for i, _ in fused if i not in first]
         # scores in rank order: the first places' cosines and the fused scores share no scale
@@ -121,3 +132,18 @@ class MixedRetriever(_TwoRankings):
         ranked = out + extra + rest
         # scores in rank order: a cosine and a BM25 score are on no common scale
         return [(i, 1.0 / (rank + 1)) for rank, (i, _) in enumerate(ranked[:k])]
+
+
+def figures(text: str) -> list[str]:
+    """The figures ``text`` states with at least ``FIGURE_DIGITS`` significant digits, years
+    aside ("$1577.00" in "... in FY2018 ... is: $1577.00"): searched on their own, they find
+    the rows that state them, which a question's many words outrank."""
+    out = []
+    for m in _FIGURE.finditer(text):
+        number = m.group().rstrip(",")
+        digits = number.replace(",", "").replace(".", "").strip("0")  # "100%", "$1.50" are round
+        plain = "," not in number and "." not in number
+        if len(digits) < FIGURE_DIGITS or (plain and len(number) == 4 and 1800 <= int(number) <= 2100):
+            continue
+        out.append(number)
+    return list(dict.fromkeys(out))

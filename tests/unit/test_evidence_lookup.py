@@ -1,0 +1,69 @@
+"""Step ``lookup``: a claim's value is looked up in the table row that names its quantity."""
+
+from __future__ import annotations
+
+import pytest
+
+from gechat.evidence.base import ClaimInput, EvidencePool, as_answer_to
+from gechat.evidence.candidates import Candidates
+from gechat.evidence.lookup import TableLookup
+from gechat.evidence.scoring import NliScores
+from gechat.evidence.steps import ClaimState
+from tests.unit.test_evidence_objective import Scripted, context
+
+TABLE = [
+    "Merchandise inventories | February 2, 2019: 5,409 | February 3, 2018: 5,209 ($ in millions)",
+    "Total Company | 2018: $ 36,500 | Assets 2017: $ 37,987 | Capital Expenditures 2018: $ 1,577 | "
+    "Capital Expenditures 2017: $ 1,373 (Millions)",
+    "Purchases of property, plant and equipment | 2018: (1,577) | 2017: (1,373) (Millions)",
+    "Net revenue | FY2022: 17,606 | FY2021: 15,785 (in millions)",
+    "Inventories rose as the company opened new stores in 2019.",
+]
+
+
+def run(claim: str, given: str = "", texts: list[str] | None = None) -> ClaimState:
+    ctx = context(Scripted({}), coverage="facts")  # the model passes nothing: the rows decide
+    ctx.pool = EvidencePool.from_texts(["\n\n".join(texts or TABLE)])
+    st = ClaimState(claim=ClaimInput(text=claim, source="answer", given=given))
+    for step in (Candidates(60), NliScores(), TableLookup()):
+        step.run([st], ctx)
+    return st
+
+
+def test_the_row_naming_the_quantity_states_the_value_in_the_claims_year() -> None:
+    st = run("Merchandise inventories were $5,409 million at the end of fiscal 2019.")
+    assert st.verdict == "supported" and st.passes
+    assert [e.text for e in st.evidence] == [TABLE[0]]
+    assert st.note == "looked up in the table row 'Merchandise inventories' (p. 1): February 2, 2019: 5,409 million"
+
+
+def test_a_column_header_names_the_quantity_of_a_total_row() -> None:
+    question = "What is the FY2018 capital expenditure amount (in USD millions) for 3M?"
+    # "$1577.00" answering a question "in USD millions" is $1,577 million
+    st = run(as_answer_to(question, "$1577.00"), given=question)
+    assert st.verdict == "supported"
+    assert [e.text for e in st.evidence] == [TABLE[1]]
+    assert "Capital Expenditures 2018: $ 1,577 million" in st.note
+
+
+def test_a_claim_that_names_no_year_may_be_of_any_column() -> None:
+    assert run("Inventories were $5,409 million.").verdict == "supported"
+    assert run("Net revenue was $17.6 billion in FY2022.").verdict == "supported"  # rounded as written
+
+
+@pytest.mark.parametrize("claim", [
+    "Merchandise inventories were $5,209 million at the end of fiscal 2019.",  # that is 2018's value
+    "Merchandise inventories were $5,509 million at the end of fiscal 2019.",  # no cell states it
+    "Net revenue was $5,409 million in 2019.",  # the row that states it names inventories
+    "Capital spending was $1,577 million in 2018.",  # no row names "spending": a paraphrase stays unsupported
+    "Net revenue was $17.6 billion in FY2021.",  # FY2022's value
+])
+def test_what_a_lookup_does_not_support(claim: str) -> None:
+    st = run(claim)
+    assert st.verdict is None and not st.passes
+
+
+def test_short_figures_and_prose_are_left_to_the_model() -> None:
+    assert run("Net revenue was $18 billion in FY2022.").verdict is None  # two significant digits
+    assert run("Inventories rose in 2019.", texts=[TABLE[4]]).verdict is None  # no value, no row
+    assert run("Inventories were 5,409 in 2019.", texts=[TABLE[4]]).verdict is None
