@@ -34,6 +34,7 @@ from gechat.models.entail.base import EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve import RETRIEVERS, Retriever
 from gechat.retrieve.base import ExplainingRetriever
+from gechat.retrieve.figures import stating_chunks
 from gechat.retrieve.footnotes import with_footnotes
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
@@ -318,8 +319,9 @@ class Workspace:
         yield Stage("evidence")
         t = time.perf_counter()
         claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts, question=question)
-        # GE-Chat: the reasoning steps search again (graph strategies), so each step's source is a candidate
-        hits = self.retriever.for_evidence(draft.thoughts, hits, self.settings.top_k_chunks)
+        # GE-Chat: the steps search again (graph strategies); so do a claim's figures (retrieve/figures.py)
+        found = self.retriever.for_evidence(draft.thoughts, hits, self.settings.top_k_chunks)
+        hits = stating_chunks(self.store, self.embedder, [c.text for c in claims], found, self.settings.figure_chunks)
         pool = self.evidence_pool(hits)
         before = _scorer_tokens(self.scorer) if claims else 0
         with self.llm.stage("evidence"):
@@ -352,8 +354,7 @@ class Workspace:
 
     def evidence_pool(self, hits: list[ChunkHit]) -> EvidencePool:
         """The sentences of the retrieved chunks; their titles come with the hits."""
-        chunk_ids = [h.chunk.id for h in hits]
-        sentences = self.store.sentences_of_chunks(chunk_ids)
+        sentences = self.store.sentences_of_chunks([h.chunk.id for h in hits])
         chunks = {h.chunk.id: h.chunk for h in hits}
         titles = {h.chunk.doc_id: h.doc_title for h in hits}
         vectors = self.store.vectors("sentence", [s.id for s in sentences]) if sentences else None

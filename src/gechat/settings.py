@@ -115,6 +115,10 @@ class Settings(BaseSettings):
     # 2Wiki 0.651 -> 0.680); docs/benchmarks.md
     retriever: str = "fused"
     top_k_chunks: int = 3
+    # evidence candidates: for each claim stating figures (3+ significant digits, years
+    # aside), this many chunks that state them, nearest the claim, are read too (a reader
+    # searches the document for the figure; retrieve/figures.py); 0 turns it off
+    figure_chunks: int = Field(2, ge=0, le=10)
     # vector retrieval: where a capitalised word of the question (a company, a party, a
     # product) is in more than this share of a document's chunks, that document's chunks are
     # also scored against the question without it, and keep the better cosine (a name in

@@ -39,7 +39,7 @@ GROUPS: dict[str, dict[str, str]] = {
     "graph": {"extractor": "graph", "unit_tokens": "graph_unit_tokens", "gleaning": "graph_gleaning",
               "probe": "graph_probe", "probe_pairs": "graph_probe_pairs"},
     "retrieval": {"retriever": "retriever", "top_k_chunks": "top_k_chunks", "common_name_share": "common_name_share",
-                  "scopecoe_base": "scopecoe_base",
+                  "figure_chunks": "figure_chunks", "scopecoe_base": "scopecoe_base",
                   "scopecoe_candidates": "scopecoe_candidates", "scopecoe_judge": "scopecoe_judge",
                   "scopecoe_fill": "scopecoe_fill"},
     "answer": {"max_tokens": "answer_max_tokens", "excerpt_tokens": "answer_excerpt_tokens",

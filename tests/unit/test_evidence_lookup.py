@@ -67,3 +67,14 @@ def test_short_figures_and_prose_are_left_to_the_model() -> None:
     assert run("Net revenue was $18 billion in FY2022.").verdict is None  # two significant digits
     assert run("Inventories rose in 2019.", texts=[TABLE[4]]).verdict is None  # no value, no row
     assert run("Inventories were 5,409 in 2019.", texts=[TABLE[4]]).verdict is None
+
+
+@pytest.mark.parametrize("row", [
+    "Industrial | Net Sales 2018: $ 7,945 | Net Sales 2017: $ 7,512 (Millions)",  # a segment's
+    "Net sales - Asia | 2018: 7,945 | 2017: 7,512 (Millions)",  # a region's
+])
+def test_a_row_of_a_part_is_no_lookup_for_the_whole(row: str) -> None:
+    assert run("Acme's net sales in 2018 were $7,945 million.", texts=[row]).verdict is None
+    # the claim that names the part is looked up
+    part = "Industrial" if row.startswith("Industrial") else "Asia"
+    assert run(f"Acme's {part} net sales in 2018 were $7,945 million.", texts=[row]).verdict == "supported"

@@ -104,17 +104,32 @@ def names_quantity(claim: str, row: str, values: list[Quantity], *, given: str =
     """Whether the table row ``row``, where it states ``values`` (the claim's), names what the
     claim says they are: the claim names a quantity, and most words of it are in the row's
     label and the headers of the values' columns ("Total Company | ... | Capital Expenditures
-    2018: $ 1,577"), or all of them with the headings above (``unbound``). False for any
-    other text."""
+    2018: $ 1,577"), or all of them with the headings above (``unbound``); and the label names
+    nothing the claim does not: a label none of whose words the claim or its question says
+    ("Industrial | Net Sales 2018: 7,945", a segment) or one that names a part by a capitalised
+    word the claim lacks ("Net sales - Asia") is a part of what the claim speaks of. False for
+    any other text."""
     heads = [c.head for c in stating(values, row)]
     label = row_label(row) or ""
     wanted = _wanted(claim, row, values, given) if heads else []
-    if not wanted or not _labelled(" ".join([label, *heads])):
+    if not wanted or not _labelled(" ".join([label, *heads])) or _a_part(label, f"{claim} {given}"):
         return False
     keys = content_keys(" ".join(wanted))
     if 2 * len(keys & (content_keys(" ".join([label, *heads])) | abbreviated(wanted, heads))) > len(keys):
         return True
     return _labelled(label) and not unbound(claim, row, given=given, context=context, values=values)
+
+
+def _a_part(label: str, said: str) -> bool:
+    """Whether the label names a part of what ``said`` speaks of: it has words of its own
+    (periods, totals and the like aside) and none is said, or a capitalised word after its
+    first (outside brackets: "(PP&E)" restates the label) that is not said."""
+    own = [w for w in words(label) if w not in STOPWORDS and w not in _PLAIN and not number_keys(w)]
+    keys = content_keys(said)
+    if own and not any(content_keys(w) <= keys for w in own):
+        return True
+    named = _WORD.findall(re.sub(r"\([^)]*\)", " ", label))[1:]
+    return any(w[:1].isupper() and w.lower() not in _PLAIN and not content_keys(w) <= keys for w in named)
 
 
 def _wanted(claim: str, row: str, values: list[Quantity], given: str) -> list[str]:
@@ -132,6 +147,7 @@ def _labelled(label: str) -> bool:
     return any(w not in STOPWORDS and w not in _PLAIN and not number_keys(w) for w in words(label))
 
 
+_WORD = re.compile(r"[A-Za-z][\w&'-]*")
 _ABBREVIATION = re.compile(r"\b([A-Za-z]{2,5})\.")  # "Avg.", "prec.", "Oper."
 
 

@@ -1,0 +1,66 @@
+"""The chunks that state an answer's figures join its evidence candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gechat.models.embed import HashingEmbedder
+from gechat.retrieve.figures import stating_chunks
+from gechat.types import Chunk, ChunkHit, Document
+
+TEXTS = {
+    1: "Operating income | 2020: 1,248 | 2019: 1,170 (In millions)",
+    2: "Net income attributable to common shareholders | 2020: $ 709 | 2019: $ 621 (In millions)",
+    3: "Our regulated businesses served 709 communities in 2020.",
+    4: "Net income | 2020: $ 709 | 2019: $ 621 (In millions)",
+}
+
+
+class _Store:
+    """Chunks whose word search finds the chunks holding the query's figure."""
+
+    def __init__(self) -> None:
+        self.embedder = HashingEmbedder()
+        self.queries: list[str] = []
+
+    def lexical_search(self, kind: str, text: str, k: int) -> list[tuple[int, float]]:
+        self.queries.append(text)
+        return [(i, 1.0) for i, t in TEXTS.items() if any(f in t for f in text.split())][:k]
+
+    def vectors(self, kind: str, ids: Sequence[int]) -> np.ndarray:
+        return self.embedder.embed([TEXTS[i] for i in ids])
+
+    def chunks(self, ids: Sequence[int]) -> list[Chunk]:
+        return [Chunk(id=i, doc_id=1, ord=i, start=0, end=len(TEXTS[i]), text=TEXTS[i]) for i in ids]
+
+    def documents(self) -> list[Document]:
+        return [Document(id=1, path="/x/awk.pdf", sha256="s", title="awk", kind="pdf", n_pages=1,
+                         n_sentences=4, n_chunks=4)]
+
+
+def hit(i: int) -> ChunkHit:
+    return ChunkHit(chunk=_Store().chunks([i])[0], score=1.0)
+
+
+def test_the_chunks_stating_a_claims_figure_nearest_the_claim_are_added() -> None:
+    store = _Store()
+    claims = ["American Water's net income in 2020 was $709 million.", "The company grew."]
+    out = stating_chunks(store, store.embedder, claims, [hit(1)], 2)  # type: ignore[arg-type]
+    assert out[0] == hit(1)  # what the question retrieved stays first, as it was
+    added = [h.chunk.id for h in out[1:]]
+    assert len(added) == 2 and set(added) <= {2, 3, 4}
+    assert added[0] in (2, 4)  # a net income row is nearer the claim than the communities
+    assert store.queries == ["709"]  # one search, for the claim with a figure; "2020" is a year
+    # one per claim; a chunk already retrieved is not added again
+    assert [h.chunk.id for h in stating_chunks(store, store.embedder, claims[:1], [hit(2), hit(4)], 1)][2:] \
+        == [3]  # type: ignore[arg-type]
+
+
+def test_no_figure_no_search_and_zero_turns_it_off() -> None:
+    store = _Store()
+    hits = [hit(1)]
+    assert stating_chunks(store, store.embedder, ["Net income rose in 2020."], hits, 2) == hits  # type: ignore[arg-type]
+    assert stating_chunks(store, store.embedder, ["Net income was $709 million."], hits, 0) == hits  # type: ignore[arg-type]
+    assert store.queries == []
