@@ -34,7 +34,7 @@ from gechat.models.entail.base import EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve import RETRIEVERS, Retriever
 from gechat.retrieve.base import ExplainingRetriever
-from gechat.retrieve.figures import stating_chunks
+from gechat.retrieve.figures import figure_rows
 from gechat.retrieve.footnotes import with_footnotes
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
@@ -320,9 +320,9 @@ class Workspace:
         t = time.perf_counter()
         claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts, question=question)
         # GE-Chat: the steps search again (graph strategies); so do a claim's figures (retrieve/figures.py)
-        found = self.retriever.for_evidence(draft.thoughts, hits, self.settings.top_k_chunks)
-        hits = stating_chunks(self.store, self.embedder, [c.text for c in claims], found, self.settings.figure_chunks)
+        hits = self.retriever.for_evidence(draft.thoughts, hits, self.settings.top_k_chunks)
         pool = self.evidence_pool(hits)
+        pool.rows = figure_rows(self.store, self.embedder, [c.text for c in claims], hits, self.settings.figure_chunks)
         before = _scorer_tokens(self.scorer) if claims else 0
         with self.llm.stage("evidence"):
             grounded = self.selector.select(claims, pool) if claims else []

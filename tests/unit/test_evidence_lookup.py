@@ -78,3 +78,22 @@ def test_a_row_of_a_part_is_no_lookup_for_the_whole(row: str) -> None:
     # the claim that names the part is looked up
     part = "Industrial" if row.startswith("Industrial") else "Asia"
     assert run(f"Acme's {part} net sales in 2018 were $7,945 million.", texts=[row]).verdict == "supported"
+
+
+def test_rows_found_by_the_claims_figures_are_read_by_the_lookup_alone() -> None:
+    ctx = context(Scripted({}), coverage="facts")
+    ctx.pool = EvidencePool.from_texts([TABLE[4]])  # what the question retrieved: prose
+    found = EvidencePool.from_texts([TABLE[0]]).sentences  # a row stating the claim's figure
+    ctx.pool.rows = [s.model_copy(update={"id": 99}) for s in found]
+    st = ClaimState(claim=ClaimInput(text="Merchandise inventories were $5,409 million in fiscal 2019.",
+                                     source="answer"))
+    for step in (Candidates(60), NliScores(), TableLookup()):
+        step.run([st], ctx)
+    assert st.verdict == "supported" and [e.text for e in st.evidence] == [TABLE[0]]
+    assert [c.id for c in st.candidates] == [1]  # not a candidate: the model never read it
+    assert st.evidence[0].p_entail == 0.0 and st.note.startswith("looked up in the table row")
+    # a claim the row does not bear out is not touched by it
+    wrong = ClaimState(claim=ClaimInput(text="Net revenue was $5,409 million in 2019.", source="answer"))
+    for step in (Candidates(60), NliScores(), TableLookup()):
+        step.run([wrong], ctx)
+    assert wrong.verdict is None

@@ -8,7 +8,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from gechat.documents.sentences import split_spans
 from gechat.lexical import beyond
@@ -119,6 +119,9 @@ class EvidencePool(BaseModel):
     chunks: dict[int, Chunk]
     titles: dict[int, str]
     vectors: npt.NDArray[np.float32] | None = None  # one row per sentence, if known
+    # table rows of the chunks that state a claim's figures (``retrieve.figures``), beside the
+    # candidates: read only by the ``lookup`` step, which needs no model to read a row
+    rows: list[Sentence] = Field(default_factory=list)
 
     @classmethod
     def from_texts(cls, texts: list[str]) -> EvidencePool:

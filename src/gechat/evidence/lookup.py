@@ -27,14 +27,18 @@ and a value in another column or another row proves nothing either way. No verdi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from gechat.documents.tables import row_label
+from gechat.evidence.base import ClaimInput
 from gechat.evidence.dates import years
 from gechat.evidence.derived import MIN_DIGITS, significant
 from gechat.evidence.rows import names_quantity
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Cell, claimed, in_asked_unit, stating
+from gechat.types import Sentence
 
 KINDS = ("money", "number", "count", "percent")  # values a row's cell states
 
@@ -43,33 +47,35 @@ class TableLookup:
     name = "lookup"
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
+        # no model read these rows: shown with a neutral reading, the note says how they were read
+        unread = np.array([0.0, 1.0, 0.0], np.float32)
         for state in active(states):
-            if state.passes or state.probs is None or state.f is None or not state.candidates:
+            if state.passes or state.probs is None or state.f is None:
                 continue
-            found = look_up(state)
+            order = [state.candidates[int(i)] for i in np.argsort(-state.f, kind="stable")]
+            found = look_up(state.claim, order + ctx.pool.rows)
             if found is None:
                 continue
-            i, cells = found
-            row = state.candidates[i]
+            row, cells = found
+            i = next((n for n, c in enumerate(state.candidates) if c.id == row.id), None)
+            p, f = (state.probs[i], float(state.f[i])) if i is not None else (unread, 0.0)
             state.verdict, state.passes = "supported", True
-            state.evidence = [ctx.evidence(state.claim, [row], state.probs[i], float(state.f[i]))]
+            state.evidence = [ctx.evidence(state.claim, [row], p, f)]
             where = "; ".join(f"{c.head or 'its value'}: {c.value}" for c in cells)
             state.note = f"looked up in the table row '{row_label(row.text)}' (p. {row.page}): {where}"
 
 
-def look_up(state: ClaimState) -> tuple[int, list[Cell]] | None:
-    """The best-scored candidate table row that names the claim's quantity and states each of
-    its values in a column of the claim's years, with the cells that state them; or None."""
-    assert state.f is not None
-    claim = state.claim
+def look_up(claim: ClaimInput, rows: Sequence[Sentence]) -> tuple[Sentence, list[Cell]] | None:
+    """The first of ``rows`` (the candidates best-scored first, then the rows found by the
+    claim's figures) that is a table row naming the claim's quantity and stating each of its
+    values in a column of the claim's years, with the cells that state them; or None."""
     answer = claim.answer()
     # "$5409.00" answering "... Answer in USD millions." is $5,409 million
     values = [q for q in in_asked_unit(tuple(claimed(answer, claim.given)), claim.given) if q.kind in KINDS]
     if not values or any(significant(q.text) < MIN_DIGITS for q in values):
         return None
     wanted = years(claim.text) or years(claim.given)
-    for i in np.argsort(-state.f, kind="stable"):
-        row = state.candidates[int(i)]
+    for row in rows:
         if row_label(row.text) is None:
             continue
         cells: list[Cell] = []
@@ -80,7 +86,7 @@ def look_up(state: ClaimState) -> tuple[int, list[Cell]] | None:
             cells.append(held[0])
         else:
             if names_quantity(claim.text, row.text, values, given=claim.given, context=row.context):
-                return int(i), cells
+                return row, cells
     return None
 
 

@@ -128,7 +128,7 @@ def _a_part(label: str, said: str) -> bool:
     keys = content_keys(said)
     if own and not any(content_keys(w) <= keys for w in own):
         return True
-    named = _WORD.findall(re.sub(r"\([^)]*\)", " ", label))[1:]
+    named = _WORD.findall(re.sub(r"\([^()]*\)", " ", label))[1:]
     return any(w[:1].isupper() and w.lower() not in _PLAIN and not content_keys(w) <= keys for w in named)
 
 

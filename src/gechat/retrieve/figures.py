@@ -1,4 +1,4 @@
-"""Where the answer's figures are written: chunks added to the evidence candidates.
+"""Where the answer's figures are written: table rows the lookup step reads too.
 
 The LLM reads a few chunks chosen by the question, and a figure it states may come from a
 row the chunking cut from its label's neighbours, or be one the filing states in several
@@ -8,10 +8,11 @@ rows around it). A reader checks such a claim by searching the document for the 
 for each claim that states figures (three or more significant digits, years aside:
 ``lexical.figures``), the chunks that state them (bm25 over the figures alone) are ranked by
 their embedding's cosine with the claim, and the best ``per_claim`` that are not candidates
-already are added. They are read under the same rules as every candidate: a row must name
-the claim's quantity in the column of its year (``lookup``), prose must entail it; a wrong
-figure is seldom written anywhere, and where the document writes it for another quantity,
-the checks see that.
+already are found. Their table rows are read by the ``lookup`` step alone (a row must name
+the claim's quantity and state its value in the column of its year), not by the entailment
+model: added as candidates for every claim, they let the fast model pass a wrong answer on a
+row it misread ("Rigid Packaging had the higher net sales" on "Net sales | 2023: $ 14,694"),
+2 of 11 wrong answers on the FinanceBench dev user questions.
 """
 
 from __future__ import annotations
@@ -20,26 +21,27 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gechat.documents.tables import row_label
 from gechat.models.embed_base import Embedder
 from gechat.retrieve.lexical import figures
 from gechat.retrieve.vector import hits_for
 from gechat.store.base import Store
-from gechat.types import ChunkHit
+from gechat.types import ChunkHit, Sentence
 
 DEPTH = 20  # chunks stating a claim's figures, ranked by meaning; more is a common figure
 
 
 def stating_chunks(store: Store, embedder: Embedder, claims: Sequence[str], hits: list[ChunkHit],
                    per_claim: int) -> list[ChunkHit]:
-    """``hits`` followed by, for each claim with figures, the ``per_claim`` chunks nearest
-    the claim among those that state its figures (none already in ``hits``)."""
+    """For each claim with figures, the ``per_claim`` chunks nearest the claim among those
+    that state its figures (none already in ``hits``)."""
     if per_claim <= 0:
-        return hits
+        return []
     have = {h.chunk.id for h in hits}
     added: list[tuple[int, float]] = []
     wanted = [(c, stated) for c in claims if (stated := figures(c))]
     if not wanted:
-        return hits
+        return []
     vectors = embedder.embed([c for c, _ in wanted])
     for (_, stated), v in zip(wanted, vectors, strict=True):
         found = [i for i, _ in store.lexical_search("chunk", " ".join(stated), DEPTH) if i not in have]
@@ -49,7 +51,15 @@ def stating_chunks(store: Store, embedder: Embedder, claims: Sequence[str], hits
         for j in np.argsort(-near, kind="stable")[:per_claim]:
             have.add(found[int(j)])
             added.append((found[int(j)], float(near[int(j)])))
-    return hits + hits_for(store, added)
+    return hits_for(store, added)
 
 
-__all__ = ["stating_chunks"]
+def figure_rows(store: Store, embedder: Embedder, claims: Sequence[str], hits: list[ChunkHit],
+                per_claim: int) -> list[Sentence]:
+    """The table rows of the chunks ``stating_chunks`` finds: what ``lookup`` reads besides
+    the candidates (``EvidencePool.rows``)."""
+    found = stating_chunks(store, embedder, claims, hits, per_claim)
+    return [s for s in store.sentences_of_chunks([h.chunk.id for h in found]) if row_label(s.text) is not None]
+
+
+__all__ = ["figure_rows", "stating_chunks"]
