@@ -75,6 +75,11 @@ def _split_alnum(text: str) -> str:
     return _LETTER_DIGIT.sub(" ", text)
 
 
+def a_year(digits: str) -> bool:
+    """Four digits that read as a year ("2018"), not an amount."""
+    return len(digits) == 4 and digits.isdigit() and 1800 <= int(digits) <= 2100
+
+
 def number_key(m: str) -> str:
     """A number as one key: its digit groups joined, a decimal's trailing zeros dropped ("5,409.00": "5409")."""
     m = m.replace(",", "")

@@ -321,8 +321,7 @@ class Workspace:
         claims = make_claims(draft, from_thoughts=self.settings.claims_from_thoughts, question=question)
         # GE-Chat: the steps search again (graph strategies); so do a claim's figures (retrieve/figures.py)
         hits = self.retriever.for_evidence(draft.thoughts, hits, self.settings.top_k_chunks)
-        pool = self.evidence_pool(hits)
-        pool.rows = figure_rows(self.store, self.embedder, [c.text for c in claims], hits, self.settings.figure_chunks)
+        pool = self.evidence_pool(hits, [c.text for c in claims])
         before = _scorer_tokens(self.scorer) if claims else 0
         with self.llm.stage("evidence"):
             grounded = self.selector.select(claims, pool) if claims else []
@@ -352,13 +351,14 @@ class Workspace:
         vectors = self.store.vectors("sentence", [s.id for s in sentences])
         return focus(hits, sentences, vectors, self.embedder.embed([question])[0], budget)
 
-    def evidence_pool(self, hits: list[ChunkHit]) -> EvidencePool:
-        """The sentences of the retrieved chunks; their titles come with the hits."""
+    def evidence_pool(self, hits: list[ChunkHit], claims: list[str] | None = None) -> EvidencePool:
+        """The retrieved chunks' sentences (titles from the hits); for ``lookup``, the rows of ``claims``' figures."""
         sentences = self.store.sentences_of_chunks([h.chunk.id for h in hits])
-        chunks = {h.chunk.id: h.chunk for h in hits}
-        titles = {h.chunk.doc_id: h.doc_title for h in hits}
+        looked = claims if claims and "lookup" in self.settings.evidence_steps else []
+        rows = figure_rows(self.store, self.embedder, looked, hits, self.settings.figure_chunks)
+        chunks, titles = {h.chunk.id: h.chunk for h in hits}, {h.chunk.doc_id: h.doc_title for h in hits}
         vectors = self.store.vectors("sentence", [s.id for s in sentences]) if sentences else None
-        return EvidencePool(sentences=sentences, chunks=chunks, titles=titles,
+        return EvidencePool(sentences=sentences, chunks=chunks, titles=titles, rows=rows,
                             vectors=None if vectors is None else np.asarray(vectors, np.float32))
 
     def whole_pool(self) -> tuple[list[ChunkHit], EvidencePool]:

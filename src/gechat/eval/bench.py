@@ -27,7 +27,6 @@ from gechat.evidence import SELECTORS, ClaimInput, EvidencePool, EvidenceSelecto
 from gechat.evidence.base import as_answer_to
 from gechat.models.llm.cache import CachedLLM
 from gechat.pipeline import Workspace
-from gechat.retrieve.figures import figure_rows
 from gechat.settings import Settings
 from gechat.types import Claim, Sentence
 
@@ -241,9 +240,8 @@ class Bench:
         claims = [claim] + ([answer_claim(item.question, wrong_answer)] if wrong_answer else [])
         # retrieved by the answer read with its question, as the claim was before it stood alone
         hits = ws.retriever.retrieve(as_claim(item.question, item.answer), max(self.settings.top_k_chunks, 5))
-        # and, as for an answer's claims, the chunks that state each claim's figures
-        pool = ws.evidence_pool(hits)
-        pool.rows = figure_rows(ws.store, ws.embedder, [c.text for c in claims], hits, self.settings.figure_chunks)
+        # and, as for an answer's claims, the table rows that state each claim's figures
+        pool = ws.evidence_pool(hits, [c.text for c in claims])
         gold_text = " ".join(t for t, _ in item.evidence)
         for name, sel in self.chosen(with_llm).items():
             with self._cost() as cost:

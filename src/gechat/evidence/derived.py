@@ -36,7 +36,7 @@ from gechat.evidence.comparing import CHANGE
 from gechat.evidence.dates import years
 from gechat.evidence.extremes import extreme
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, claimed, quantities, row_cells, stated
+from gechat.evidence.values import CELL_KINDS, Quantity, agree, claimed, quantities, row_cells, stated
 from gechat.lexical import META, content_keys
 
 Op = Literal["ratio", "change", "sum", "difference"]
@@ -176,7 +176,7 @@ def _operands(state: ClaimState, top: int, topic: frozenset[str]) -> list[Operan
             if not cell.head:  # a column with no header: which period it is stays unknown
                 continue
             for q in quantities(cell.value):
-                if q.kind in ("money", "number", "count", "percent"):
+                if q.kind in CELL_KINDS:
                     out.append(Operand(int(i), label, cell.head, cell.periods, q))
     return out
 

@@ -37,10 +37,8 @@ from gechat.evidence.dates import years
 from gechat.evidence.derived import MIN_DIGITS, significant
 from gechat.evidence.rows import names_quantity
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Cell, claimed, in_asked_unit, stating
+from gechat.evidence.values import CELL_KINDS, Cell, claimed, in_asked_unit, stating
 from gechat.types import Sentence
-
-KINDS = ("money", "number", "count", "percent")  # values a row's cell states
 
 
 class TableLookup:
@@ -71,7 +69,7 @@ def look_up(claim: ClaimInput, rows: Sequence[Sentence]) -> tuple[Sentence, list
     values in a column of the claim's years, with the cells that state them; or None."""
     answer = claim.answer()
     # "$5409.00" answering "... Answer in USD millions." is $5,409 million
-    values = [q for q in in_asked_unit(tuple(claimed(answer, claim.given)), claim.given) if q.kind in KINDS]
+    values = [q for q in in_asked_unit(tuple(claimed(answer, claim.given)), claim.given) if q.kind in CELL_KINDS]
     if not values or any(significant(q.text) < MIN_DIGITS for q in values):
         return None
     wanted = years(claim.text) or years(claim.given)

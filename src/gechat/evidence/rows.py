@@ -80,11 +80,11 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
         return []
     label = row_label(row) or ""
     wanted = _wanted(claim, row, values, given)
-    if not wanted or not _labelled(label):
+    if not wanted or not _own_words(label):
         return []
     described = content_keys(" ".join([label, *heads])) | abbreviated(wanted, heads)
     keys = content_keys(" ".join(wanted))
-    if 2 * len(keys & described) > len(keys):
+    if _most(keys, described):
         return []
     # a label that qualifies the quantity in a way the claim does not ("Net income" for
     # "operating income") names another measure: a heading cannot make it the claim's
@@ -112,19 +112,18 @@ def names_quantity(claim: str, row: str, values: list[Quantity], *, given: str =
     heads = [c.head for c in stating(values, row)]
     label = row_label(row) or ""
     wanted = _wanted(claim, row, values, given) if heads else []
-    if not wanted or not _labelled(" ".join([label, *heads])) or _a_part(label, f"{claim} {given}"):
+    if not wanted or not _own_words(" ".join([label, *heads])) or _a_part(label, f"{claim} {given}"):
         return False
-    keys = content_keys(" ".join(wanted))
-    if 2 * len(keys & (content_keys(" ".join([label, *heads])) | abbreviated(wanted, heads))) > len(keys):
+    if _most(content_keys(" ".join(wanted)), content_keys(" ".join([label, *heads])) | abbreviated(wanted, heads)):
         return True
-    return _labelled(label) and not unbound(claim, row, given=given, context=context, values=values)
+    return bool(_own_words(label)) and not unbound(claim, row, given=given, context=context, values=values)
 
 
 def _a_part(label: str, said: str) -> bool:
     """Whether the label names a part of what ``said`` speaks of: it has words of its own
     (periods, totals and the like aside) and none is said, or a capitalised word after its
     first (outside brackets: "(PP&E)" restates the label) that is not said."""
-    own = [w for w in words(label) if w not in STOPWORDS and w not in _PLAIN and not number_keys(w)]
+    own = _own_words(label)
     keys = content_keys(said)
     if own and not any(content_keys(w) <= keys for w in own):
         return True
@@ -142,9 +141,14 @@ def _wanted(claim: str, row: str, values: list[Quantity], given: str) -> list[st
     return quantity_words(_clause(claim, [v for v in values if stating([v], row)])) or quantity_words(claim)
 
 
-def _labelled(label: str) -> bool:
-    """The label holds a word that is not a period, a total or a number."""
-    return any(w not in STOPWORDS and w not in _PLAIN and not number_keys(w) for w in words(label))
+def _own_words(label: str) -> list[str]:
+    """The label's words that are not periods, totals, numbers or stopwords: what it names."""
+    return [w for w in words(label) if w not in STOPWORDS and w not in _PLAIN and not number_keys(w)]
+
+
+def _most(keys: frozenset[str], described: frozenset[str]) -> bool:
+    """More than half of the claim's quantity ``keys`` are ``described`` by the row."""
+    return 2 * len(keys & described) > len(keys)
 
 
 _WORD = re.compile(r"[A-Za-z][\w&'-]*")

@@ -307,6 +307,9 @@ def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
 _UNIT_SCALE = re.compile(r"(?i)\b(thousand|million|billion)s?\b")
 
 
+CELL_KINDS = ("money", "number", "count", "percent")  # the kinds of value a table cell states
+
+
 class Cell(NamedTuple):
     head: str  # the column's header ("FY2022"; "" for a column with none)
     periods: frozenset[str]  # the years the header names

@@ -59,6 +59,8 @@ def figure_rows(store: Store, embedder: Embedder, claims: Sequence[str], hits: l
     """The table rows of the chunks ``stating_chunks`` finds: what ``lookup`` reads besides
     the candidates (``EvidencePool.rows``)."""
     found = stating_chunks(store, embedder, claims, hits, per_claim)
+    if not found:
+        return []
     return [s for s in store.sentences_of_chunks([h.chunk.id for h in found]) if row_label(s.text) is not None]
 
 

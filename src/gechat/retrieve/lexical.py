@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from gechat.lexical import a_year
 from gechat.models.embed_base import Embedder
 from gechat.retrieve.names import search_chunks
 from gechat.retrieve.vector import hits_for
@@ -142,8 +143,7 @@ def figures(text: str) -> list[str]:
     for m in _FIGURE.finditer(text):
         number = m.group().rstrip(",")
         digits = number.replace(",", "").replace(".", "").strip("0")  # "100%", "$1.50" are round
-        plain = "," not in number and "." not in number
-        if len(digits) < FIGURE_DIGITS or (plain and len(number) == 4 and 1800 <= int(number) <= 2100):
+        if len(digits) < FIGURE_DIGITS or a_year(number):
             continue
         out.append(number)
     return list(dict.fromkeys(out))

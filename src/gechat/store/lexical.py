@@ -14,7 +14,7 @@ import re
 import sqlite3
 import threading
 
-from gechat.lexical import STOPWORDS, number_key
+from gechat.lexical import STOPWORDS, a_year, number_key
 from gechat.store.base import Connection
 
 FTS_SCHEMA = """
@@ -60,7 +60,7 @@ def number_forms(number: str) -> list[str]:
     if len(whole) > 18:  # no figure of a document; int() of thousands of digits is refused
         return [number]
     tail = f" {frac}" if frac else ""
-    if "," not in number and not frac and len(whole) == 4 and 1800 <= int(whole) <= 2100:
+    if "," not in number and not frac and a_year(whole):
         return [whole]  # a year, as years are written
     grouped = f"{int(whole):,}".replace(",", " ")
     return list(dict.fromkeys([f"{grouped}{tail}", f"{whole}{tail}"]))
