@@ -190,8 +190,41 @@ def offered(question: str) -> tuple[frozenset[str], ...]:
 
 
 def beyond(claim: str, given: str) -> str:
-    """What ``claim`` says beyond the question it quotes (the whole claim when it quotes none)."""
-    return claim[len(given):] if given and claim.startswith(given) else claim
+    """What ``claim`` says beyond the question it quotes: the rest after the question, the
+    fragment of a fragment answer read as the answer to it (``as_answer_to``), else the whole claim."""
+    if given and claim.startswith(given):
+        return claim[len(given):]
+    fragment = fragment_of(given, claim)
+    return claim if fragment is None else fragment
+
+
+_ANSWER_TO = ('The answer to the question "', '" is: ')
+_SENTENCE_ENDS = (". ", ": ", "! ", "; ")
+
+
+def as_answer_to(question: str, text: str) -> str:
+    """``text`` as the answer to what ``question`` asks (``asked``: the instructions around it
+    are no part of what the answer claims): how a fragment answer is checked."""
+    return f"{_ANSWER_TO[0]}{asked(question).strip()}{_ANSWER_TO[1]}{text.strip()}"
+
+
+def fragment_of(question: str, claim: str) -> str | None:
+    """The fragment answer ``claim`` was made from by ``as_answer_to``, or None."""
+    lead = as_answer_to(question, "")
+    return claim[len(lead):] if question and claim.startswith(lead) else None
+
+
+def asked(question: str) -> str:
+    """What ``question`` asks, without the instructions around it ("Answer in USD millions. Use
+    the cash flow statement."): its first sentence that ends in a question mark, else all (also
+    when that sentence is under three words: cut at an abbreviation, "vs. 2017?")."""
+    end = question.find("?")
+    if end < 0:
+        return question
+    head = question[:end + 1]
+    start = max(head.rfind(mark) for mark in _SENTENCE_ENDS)  # -1: the question opens with it
+    ask = head[start + 2:] if start >= 0 else head
+    return ask.strip() if len(ask.split()) >= 3 else question
 
 
 @lru_cache(maxsize=8192)

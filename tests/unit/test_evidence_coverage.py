@@ -236,3 +236,20 @@ def test_an_answer_that_is_a_sentence_is_its_own_claim() -> None:
     assert answer_claim(q, "Packaging").text == f'The answer to the question "{q}" is: Packaging'
     # a long name without a verb is still a fragment
     assert not stands_alone("The Greatest Show on Earth (1952 film)") and stands_alone(claim.text)
+
+
+def test_a_fragment_answer_says_the_fragment_beyond_the_whole_question() -> None:
+    """As the product makes claims: the question with its instructions is given, and what a
+    fragment answer says is the fragment alone (a choice the question offers is the answer's
+    choice, not both options the quoted question names)."""
+    from gechat.eval.bench import answer_claim
+    from gechat.lexical import beyond, chosen, content_keys
+
+    q = "How much did Acme pay in dividends in FY2020? Answer in USD millions."
+    claim = answer_claim(q, "$389.00")
+    assert claim.given == q and claim.answer() == "$389.00"
+    assert make_claims(Draft(text="$389.00"), from_thoughts=False, question=q)[0].answer() == "$389.00"
+    assert beyond(f"{q} It paid 389.", q) == " It paid 389." and beyond("Acme paid 389.", q) == "Acme paid 389."
+    pick = "Which writer was from England, Henry Roth or Robert Erskine Childers?"
+    said = content_keys("Robert Erskine Childers")
+    assert chosen(answer_claim(pick, "Robert Erskine Childers").text, pick) == said

@@ -92,11 +92,11 @@ def answer_claim(question: str, answer: str) -> ClaimInput:
     question, an answer that is a sentence of its own as written (``stands_alone``; read in the
     template, "The answer to the question ... is: Amcor is a global leader in packaging ..."
     scored 0.004 by the verifier against the sentence that states it, 0.41 as written).
-    Everything but the answer is given, so only the answer's names and numbers must be in the
-    evidence (``evidence_coverage``)."""
-    if stands_alone(answer):
-        return ClaimInput(text=answer.strip(), source="answer", given=question)
-    return ClaimInput(text=as_claim(question, answer), source="answer", given=as_claim(question, ""))
+    The whole question is given, its instructions too ("Answer in USD millions." says the unit
+    of "$1577.00"), so only the answer's names and numbers must be in the evidence
+    (``evidence_coverage``)."""
+    text = answer.strip() if stands_alone(answer) else as_claim(question, answer)
+    return ClaimInput(text=text, source="answer", given=question)
 
 
 @dataclass

@@ -11,7 +11,10 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from gechat.documents.sentences import split_spans
+from gechat.lexical import as_answer_to as as_answer_to
+from gechat.lexical import asked as asked
 from gechat.lexical import beyond
+from gechat.lexical import fragment_of as fragment_of
 from gechat.models.embed_base import Embedder
 from gechat.types import Chunk, Claim, Evidence, Sentence
 
@@ -71,33 +74,6 @@ def reports_asking(claim: str) -> bool:
     return _REPORTS_ASKING.search(claim) is not None
 
 
-_ANSWER_TO = ('The answer to the question "', '" is: ')
-_SENTENCE_ENDS = (". ", ": ", "! ", "; ")
-
-
-def as_answer_to(question: str, text: str) -> str:
-    """``text`` as the answer to what ``question`` asks (``asked``: the instructions around it
-    are no part of what the answer claims): how a fragment answer is checked."""
-    return f"{_ANSWER_TO[0]}{asked(question).strip()}{_ANSWER_TO[1]}{text.strip()}"
-
-
-def fragment_of(question: str, claim: str) -> str | None:
-    """The fragment answer ``claim`` was made from by ``as_answer_to``, or None."""
-    lead = as_answer_to(question, "")
-    return claim[len(lead):] if question and claim.startswith(lead) else None
-
-
-def asked(question: str) -> str:
-    """What ``question`` asks, without the instructions around it ("Answer in USD millions. Use
-    the cash flow statement."): its first sentence that ends in a question mark, else all (also
-    when that sentence is under three words: cut at an abbreviation, "vs. 2017?")."""
-    end = question.find("?")
-    if end < 0:
-        return question
-    head = question[:end + 1]
-    start = max(head.rfind(mark) for mark in _SENTENCE_ENDS)  # -1: the question opens with it
-    ask = head[start + 2:] if start >= 0 else head
-    return ask.strip() if len(ask.split()) >= 3 else question
 
 
 class ClaimInput(BaseModel):
@@ -106,7 +82,7 @@ class ClaimInput(BaseModel):
     given: str = ""  # the question: words a claim repeats from it need no evidence
 
     def answer(self) -> str:
-        """What the claim says beyond the question it quotes (the whole text when it quotes none)."""
+        """What the claim says beyond the question it quotes (``beyond``)."""
         return beyond(self.text, self.given)
 
 
