@@ -103,10 +103,26 @@ def test_a_contradicted_value_takes_the_sources_value() -> None:
     out = correct(answer, [claim(answer, "contradicted", [ev])], [row], {}, {row: (0.9, 0.0)})
     assert out.text == "Net income was $4,869 million in 2017."
     assert out.edits[0].evidence is not None and out.edits[0].evidence.text == row
-    # a value the model does not find supported once put in is no correction: the sentence goes
-    out = correct(answer, [claim(answer, "contradicted", [ev])], [row], {})
+    # the model reads a row by its digits: the value looked up in the row naming it will do
+    assert correct(answer, [claim(answer, "contradicted", [ev])], [row], {}).text == answer.replace("5,363", "4,869")
+    # a value neither the model nor a lookup finds supported once put in is no correction: the sentence goes
+    other = row.replace("Net income", "Comprehensive earnings")
+    pool = EvidencePool.from_texts([other])
+    ev = pool.evidence([pool.sentences[0]], Scripted({}).score([other], answer)[0], 0.0, "nli-objective")
+    out = correct(answer, [claim(answer, "contradicted", [ev])], [other], {})
     assert out.text == "" and [(e.kind, e.reason) for e in out.edits] == [("delete", "the documents state otherwise")]
-    assert out.edits[0].evidence is not None and out.edits[0].evidence.text == row
+    assert out.edits[0].evidence is not None and out.edits[0].evidence.text == other
+
+
+def test_a_value_of_a_list_by_year_is_read_for_the_claims_year() -> None:
+    source = "Operating income was $2.2 billion, $4.2 billion, and $4.1 billion for 2015, 2016, and 2017."
+    pool = EvidencePool.from_texts([source])
+    cases = [("Operating income was $3,033 million in 2017.", "Operating income was $4.1 billion in 2017."),
+             # the list names no sales: nothing bears the value out, the sentence goes
+             ("Net sales were $3,033 million in 2017.", "")]
+    for answer, fixed in cases:
+        ev = pool.evidence([pool.sentences[0]], Scripted({}).score([source], answer)[0], 0.0, "nli-objective")
+        assert correct(answer, [claim(answer, "contradicted", [ev])], [source], {}).text == fixed
 
 
 def test_a_sum_the_answer_got_wrong_is_redone() -> None:

@@ -94,6 +94,23 @@ def test_figures_report_the_test_half_and_each_split() -> None:
     assert "fin_e2e_wrong_supported_rate_dev" not in flat  # no wrong answer there
 
 
+def test_a_corrected_answer_is_scored_beside_the_answer() -> None:
+    from gechat.eval.long_docs import markdown
+    from gechat.types import Correction
+
+    item = DocQuestion("1", "Revenue in 2018?", "$5 million", Path("f.pdf"))
+    wrong = _answer("Revenue was $6 million.", ("Revenue was $6 million.", "answer", 0))
+    fixed = wrong.model_copy(update={"corrected": Correction(text="Revenue was $5 million.", edits=[])})
+    emptied = wrong.model_copy(update={"corrected": Correction(text="", edits=[])})
+    rows = [score(item, a, 1.0, 1) for a in (fixed, emptied, _answer("Revenue was $5 million."))]
+    assert rows[0].correct_after and rows[0].corrected == "Revenue was $5 million." and not rows[0].correct
+    assert rows[1].correct_after is False and rows[2].correct_after is None and rows[2].correct
+    flat = figures(rows, "d")
+    assert flat["d_answer_accuracy"] == round(1 / 3, 4) and flat["d_answer_accuracy_corrected"] == round(2 / 3, 4)
+    assert "Answer accuracy after correction (`correct`): 0.667 (before: 0.333)." in markdown(flat, "d", rows, "x")
+    assert "d_answer_accuracy_corrected" not in figures(rows[2:], "d")  # nothing was corrected
+
+
 def test_a_run_that_adds_no_document_keeps_the_last_measured_ingest_rate(tmp_path: Path) -> None:
     from gechat.eval.long_docs import _earlier_ingest, markdown
 

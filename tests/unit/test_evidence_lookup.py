@@ -52,15 +52,44 @@ def test_a_claim_that_names_no_year_may_be_of_any_column() -> None:
 
 
 @pytest.mark.parametrize("claim", [
-    "Merchandise inventories were $5,209 million at the end of fiscal 2019.",  # that is 2018's value
-    "Merchandise inventories were $5,509 million at the end of fiscal 2019.",  # no cell states it
     "Net revenue was $5,409 million in 2019.",  # the row that states it names inventories
     "Capital spending was $1,577 million in 2018.",  # no row names "spending": a paraphrase stays unsupported
-    "Net revenue was $17.6 billion in FY2021.",  # FY2022's value
+    "Net revenue was $17.6 billion in FY2022 and $15.1 billion in FY2021.",  # two values: one is wrong
+    "Merchandise inventories rose 5,509 units in fiscal 2019.",  # a change is no level of the row
+    "Merchandise inventories were $5,509 million at the end of 2019 and 2018.",  # two years
 ])
 def test_what_a_lookup_does_not_support(claim: str) -> None:
     st = run(claim)
     assert st.verdict is None and not st.passes
+
+
+@pytest.mark.parametrize(("claim", "stated"), [
+    ("Merchandise inventories were $5,209 million at the end of fiscal 2019.", "5,409"),  # 2018's value
+    ("Merchandise inventories were $5,509 million at the end of fiscal 2019.", "5,409"),  # no cell states it
+    ("Net revenue was $17.6 billion in FY2021.", "15,785"),  # FY2022's value
+])
+def test_the_row_naming_the_quantity_states_another_value_for_the_year(claim: str, stated: str) -> None:
+    st = run(claim)
+    assert st.verdict == "contradicted" and not st.passes and len(st.evidence) == 1
+    assert st.note.startswith("the table row ") and f"states {stated}" in st.note
+
+
+@pytest.mark.parametrize("texts", [
+    # a label naming what the claim does not: another measure
+    ["Adjusted net revenue | FY2021: 15,100 | FY2020: 14,000 (in millions)"],
+    # a quarter's column is another period
+    ["Net revenue | First quarter FY2021: 3,900 | First quarter FY2020: 3,500 (in millions)"],
+    # two rows naming it disagree: which is the year's is not known
+    [TABLE[3], "Net revenue | FY2021: 15,102 | FY2020: 14,000 (in millions)"],
+    # prose states the claim's value: the model's to read
+    [TABLE[3], "Net revenue was $17.6 billion in FY2021, the company said."],
+    # a percentage is no reading of a bare figure
+    ["Net revenue | FY2021: 15,785 | FY2020: 14,000 (in millions)"],
+])
+def test_no_contradiction_where_the_rows_do_not_settle_it(texts: list[str]) -> None:
+    claim = ("Net revenue was 17.6% in FY2021." if texts[0].startswith("Net revenue | FY2021")
+             else "Net revenue was $17.6 billion in FY2021.")
+    assert run(claim, texts=texts).verdict is None
 
 
 def test_short_figures_and_prose_are_left_to_the_model() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gechat.evidence.periods import another_period, dated
+from gechat.evidence.periods import another_period, dated, listed_by_year
 
 
 def test_a_value_stated_for_another_year_is_not_evidence() -> None:
@@ -46,3 +46,17 @@ def test_in_a_sentence_of_several_years_a_value_belongs_to_the_year_beside_it() 
     assert not another_period("Fiscal 2019 had 52 weeks.", "Fiscal 2019 and fiscal 2017 included 52 weeks.")
     assert not another_period("Revenue in 2022 was $4.8 billion.",
                               "As of December 31, 2022, revenue of $4.8 billion was recognised, against 2021's plan.")
+
+
+def test_a_list_of_values_for_a_list_of_years_pairs_in_order() -> None:
+    listed = listed_by_year("Operating income was $2.2 billion, $4.2 billion, and $4.1 billion for 2015, 2016, "
+                            "and 2017.")
+    assert {y: q.text for y, q in listed.items()} == {"2015": "$2.2 billion", "2016": "$4.2 billion",
+                                                      "2017": "$4.1 billion"}
+    assert {y: q.text for y, q in listed_by_year("Sales of $1.2 billion and $1.5 billion in 2016 and 2017, "
+                                                 "respectively.").items()} == {"2016": "$1.2 billion",
+                                                                               "2017": "$1.5 billion"}
+    # each value with its own year, lists of unequal length, a year first: no list to pair
+    assert listed_by_year("Net sales were $5 billion in 2017 and $6 billion in 2018.") == {}
+    assert listed_by_year("Sales were $1.2 billion and $1.5 billion in 2016, 2017 and 2018.") == {}
+    assert listed_by_year("In 2016 and 2017 sales were $1.2 billion and $1.5 billion.") == {}

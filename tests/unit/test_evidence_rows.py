@@ -18,6 +18,7 @@ REVENUE = "Revenue | 2023: $ 46,298 | 2022: $ 51,761 (in millions)"
 def test_the_words_of_a_quantity_leave_out_names_numbers_periods_and_totals() -> None:
     assert quantity_words("Best Buy's revenue in fiscal 2023 was $46,298 million.") == ["revenue"]
     assert quantity_words("Amazon's total net sales for the year 2017 were $177,866 million.") == ["sales"]
+    assert quantity_words("3M's net sales in 2018 were $32,765 million.") == ["sales"]  # not the "s" of "3M's"
     # words about documents and telling are not the quantity
     assert quantity_words("The first excerpt provides the total background checks for Texas.") == [
         "background", "checks"]

@@ -35,12 +35,12 @@ import numpy as np
 import numpy.typing as npt
 
 from gechat.correct.triplets import Extract, NameList, Triplet, clause_span, entities, fast_triplets, name_lists, names
+from gechat.correct.values import read_off, value_edit
 from gechat.documents.sentences import split_spans
 from gechat.evidence.arithmetic import Miscount, miscomputed, rests_on
 from gechat.evidence.base import ClaimInput, EvidencePool
-from gechat.evidence.dates import years
 from gechat.evidence.steps import holds
-from gechat.evidence.values import agree, agreeing_keys, comparable, narrow, quantities, stated
+from gechat.evidence.values import agreeing_keys
 from gechat.graph.base import normalise
 from gechat.graph.resolve import is_alias
 from gechat.lexical import content_keys, missing_words, number_keys
@@ -51,7 +51,6 @@ from gechat.types import Answer, Claim, Correction, Edit
 
 THRESHOLD = 0.9  # cosine at which two names are one thing (with the resolver's rules): Settings.correct_threshold
 _SPACES = re.compile(r"[ \t]{2,}")
-_CURRENCY_SPACE = re.compile(r"([$€£¥]) ")
 
 
 @dataclass
@@ -142,10 +141,13 @@ class HallucinationCorrector:
             return [Edit(kind="replace", start=at, end=to, old=text[at:to], new=wrong.right, triplet=[],
                          reason=wrong.note)], []
         if claim is not None and claim.verdict == "contradicted":
-            value = _value_edit(claim, a, text[a:b])
-            # the value put in must leave the sentence supported by the source, as a swap must
-            if value is not None and self._supports(value.evidence.text if value.evidence else "",
-                                                    _applied(text[a:b], value, a), question) is not None:
+            value = value_edit(claim, a, text[a:b], question)
+            # the value put in must leave the sentence supported by the source, as a swap must:
+            # by the model's reading, or as a reader reads a table row or a list (the model reads
+            # them by their digits)
+            if value is not None and value.evidence is not None and (
+                    self._supports(value.evidence.text, _applied(text[a:b], value, a), question) is not None
+                    or read_off(value.evidence, _applied(text[a:b], value, a), question)):
                 return [value], []
         if claim is not None and claim.evidence:
             swap = self._swap(claim, a, text[a:b], question)
@@ -281,24 +283,6 @@ def _claim_of(answer: Answer, sentence: str) -> Claim | None:
     for c in answer.claims:
         if c.source == "answer" and (c.text == sentence or c.text.endswith(sentence.strip())):
             return c
-    return None
-
-
-def _value_edit(claim: Claim, a: int, sentence: str) -> Edit | None:
-    """The claim's value the evidence contradicts, replaced by the evidence's."""
-    if not claim.evidence:
-        return None
-    source = narrow(claim.evidence[0].text, years(claim.text))
-    theirs = stated(source)
-    for c in quantities(sentence):
-        if c.kind == "year" or any(agree(c, s) for s in theirs):
-            continue
-        same_kind = [s for s in theirs if comparable(c, s)]
-        at = sentence.find(c.text)
-        if len(same_kind) == 1 and at >= 0:
-            new = _CURRENCY_SPACE.sub(r"\1", same_kind[0].text)  # "$ 4,869" as a table prints it
-            return Edit(kind="replace", start=a + at, end=a + at + len(c.text), old=c.text, new=new,
-                        triplet=[], reason=f"the source states {new}, not {c.text}", evidence=claim.evidence[0])
     return None
 
 

@@ -69,6 +69,8 @@ class Row:
     evidence: list[str] = field(default_factory=list)  # "p.47: <text>" of each supported claim's evidence
     seconds: float = 0.0
     llm_tokens: int = 0
+    corrected: str | None = None  # the corrected answer, where the settings correct it
+    correct_after: bool | None = None  # whether that is right
 
 
 def read_questions(path: Path) -> list[DocQuestion]:
@@ -168,7 +170,9 @@ def score(item: DocQuestion, answer: Answer, seconds: float, tokens: int) -> Row
                split=item.split, correct=answer_correct(answer.text, item.answer), supported=supported,
                page_hit=page_hit(cited, item.pages) if item.pages else None, claims=len(claims),
                verdicts=[c.verdict for c in claims], pages_cited=cited, seconds=round(seconds, 2), llm_tokens=tokens,
-               evidence=[f"p.{e.page}: {e.text[:400]}" for c in claims if c.verdict == "supported" for e in c.evidence])
+               evidence=[f"p.{e.page}: {e.text[:400]}" for c in claims if c.verdict == "supported" for e in c.evidence],
+               corrected=None if answer.corrected is None else answer.corrected.text,
+               correct_after=None if answer.corrected is None else answer_correct(answer.corrected.text, item.answer))
 
 
 def figures(rows: Sequence[Row], prefix: str) -> dict[str, float]:
@@ -184,6 +188,9 @@ def figures(rows: Sequence[Row], prefix: str) -> dict[str, float]:
              "llm_tokens_median": statistics.median(r.llm_tokens for r in rs)}
         if wrong:
             m["wrong_supported_rate"] = sum(r.supported for r in wrong) / len(wrong)
+        if any(r.correct_after is not None for r in rs):  # an answer left alone is as it was
+            m["answer_accuracy_corrected"] = sum(r.correct if r.correct_after is None else r.correct_after
+                                                 for r in rs) / len(rs)
         if hits:
             m["page_hit"] = sum(hits) / len(hits)
         return {k: round(v, 4) for k, v in m.items()}
@@ -267,6 +274,9 @@ def markdown(flat: dict[str, float], prefix: str, rows: Sequence[Row], name: str
         lines.append(f"| {split or 'all'} | {g('questions' + s)[:-4]} | {g('answer_accuracy' + s)} | "
                      f"{g('page_hit' + s)} | {g('supported_rate' + s)} | {g('wrong_supported_rate' + s)} | "
                      f"{g('seconds_median' + s)} | {g('llm_tokens_median' + s)[:-4]} |")
+    if f"{prefix}_answer_accuracy_corrected" in flat:
+        lines += ["", f"Answer accuracy after correction (`correct`): {g('answer_accuracy_corrected')} "
+                      f"(before: {g('answer_accuracy')})."]
     if "ingest_pages_per_second" in flat:
         when = f"in the run of {kept} (every document was added already in this one)" if kept else "in this run"
         lines += ["", f"Documents added {when}: {flat['ingest_pages_per_second']:.2f} pages per second."]

@@ -21,24 +21,54 @@ first:
   "capital expenditure" for "Purchases of property, plant and equipment", stays unsupported).
 
 What it cannot see, it leaves alone: a figure the answer computed is the ``derived`` step's,
-and a value in another column or another row proves nothing either way. No verdict but
-*supported* comes from here; the row is the evidence, with a note saying which cell.
+and a value in another column or another row proves nothing either way. The row is the
+evidence, with a note saying which cell.
+
+A claim the table states otherwise is *contradicted* ("3M's net sales in 2018 were $7,945
+million" against "Net sales | 2018: $ 32,765 | 2017: $ 31,657 ($ in millions)"), and the
+correction stage puts the row's value in, when all of this holds: the claim states one value
+(three or more significant digits) for one year; no row supports it and no retrieved prose
+states it;
+a row names the quantity with no word the claim and its question do not say ("Adjusted
+operating income" is not the operating income asked about; ``rows.names_quantity`` also
+refuses a segment's or region's row), and states one value of the same kind, for the whole
+year (a column or label naming a quarter or a span of months is another period), that
+disagrees; and every row so found states the same value.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from gechat.documents.tables import row_label
 from gechat.evidence.base import ClaimInput
+from gechat.evidence.comparing import CHANGE
 from gechat.evidence.dates import years
 from gechat.evidence.derived import MIN_DIGITS, significant
-from gechat.evidence.rows import names_quantity
+from gechat.evidence.rows import measure_words, names_quantity
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import CELL_KINDS, Cell, claimed, in_asked_unit, stating
+from gechat.evidence.values import (
+    CELL_KINDS,
+    Cell,
+    Quantity,
+    agree,
+    cell_values,
+    claimed,
+    in_asked_unit,
+    row_cells,
+    row_unit,
+    stated,
+    stating,
+)
+from gechat.lexical import content_keys
 from gechat.types import Sentence
+
+# a column or label of part of a year: another period than the year's
+_PART_OF_YEAR = re.compile(r"(?i)\b(?:quarters?|q[1-4]|months?|weeks?|half|halves|ytd|year[- ]to[- ]date|"
+                           r"first|second|third|fourth)\b")
 
 
 class TableLookup:
@@ -52,27 +82,44 @@ class TableLookup:
                 continue
             order = [state.candidates[int(i)] for i in np.argsort(-state.f, kind="stable")]
             found = look_up(state.claim, order + ctx.pool.rows)
-            if found is None:
-                continue
-            row, cells = found
+            if found is not None:
+                row, cells = found
+                state.verdict, state.passes = "supported", True
+                where = "; ".join(f"{c.head or 'its value'}: {c.value}" for c in cells)
+                state.note = f"looked up in the table row '{row_label(row.text)}' (p. {row.page}): {where}"
+            elif state.verdict is None:
+                other = stated_otherwise(state.claim, order + ctx.pool.rows, state.candidates)
+                if other is None:
+                    continue
+                row, cell = other
+                state.verdict, state.passes = "contradicted", False
+                state.note = (f"the table row '{row_label(row.text)}' (p. {row.page}) states {cell.value.strip()} "
+                              f"for {cell.head or 'the period'}")
             i = next((n for n, c in enumerate(state.candidates) if c.id == row.id), None)
             p, f = (state.probs[i], float(state.f[i])) if i is not None else (unread, 0.0)
-            state.verdict, state.passes = "supported", True
             state.evidence = [ctx.evidence(state.claim, [row], p, f)]
-            where = "; ".join(f"{c.head or 'its value'}: {c.value}" for c in cells)
-            state.note = f"looked up in the table row '{row_label(row.text)}' (p. {row.page}): {where}"
+
+
+def _values(claim: ClaimInput) -> list[Quantity]:
+    """The claim's values a table cell may state, each with three or more significant digits
+    (else none): "$5409.00" answering "... Answer in USD millions." is $5,409 million."""
+    values = [q for q in in_asked_unit(tuple(claimed(claim.answer(), claim.given)), claim.given)
+              if q.kind in CELL_KINDS]
+    return [] if any(significant(q.text) < MIN_DIGITS for q in values) else values
+
+
+def _wanted(claim: ClaimInput) -> frozenset[str]:
+    return years(claim.text) or years(claim.given)
 
 
 def look_up(claim: ClaimInput, rows: Sequence[Sentence]) -> tuple[Sentence, list[Cell]] | None:
     """The first of ``rows`` (the candidates best-scored first, then the rows found by the
     claim's figures) that is a table row naming the claim's quantity and stating each of its
     values in a column of the claim's years, with the cells that state them; or None."""
-    answer = claim.answer()
-    # "$5409.00" answering "... Answer in USD millions." is $5,409 million
-    values = [q for q in in_asked_unit(tuple(claimed(answer, claim.given)), claim.given) if q.kind in CELL_KINDS]
-    if not values or any(significant(q.text) < MIN_DIGITS for q in values):
+    values = _values(claim)
+    if not values:
         return None
-    wanted = years(claim.text) or years(claim.given)
+    wanted = _wanted(claim)
     for row in rows:
         if row_label(row.text) is None:
             continue
@@ -88,4 +135,44 @@ def look_up(claim: ClaimInput, rows: Sequence[Sentence]) -> tuple[Sentence, list
     return None
 
 
-__all__ = ["TableLookup", "look_up"]
+def stated_otherwise(claim: ClaimInput, rows: Sequence[Sentence],
+                     read: Sequence[Sentence]) -> tuple[Sentence, Cell] | None:
+    """The first of ``rows`` that states another value than the claim's for the quantity it
+    names, in the one year it names, with that cell; None unless every such row states that
+    same value and no prose sentence ``read`` states the claim's (see the module's doc)."""
+    values, wanted = _values(claim), _wanted(claim)
+    # a change ("grew 12.5% in 2018") is no level a row states for the year
+    if len(values) != 1 or len(wanted) != 1 or CHANGE.search(claim.answer()):
+        return None
+    mine = values[0]
+    # prose that states the claim's value was the model's to read; a row states it as another
+    # row's (a segment's) or another year's value
+    if any(agree(mine, q) for s in read if row_label(s.text) is None for q in stated(s.text)):
+        return None
+    said = content_keys(f"{claim.text} {claim.given}")
+    found: list[tuple[Sentence, Cell, Quantity]] = []
+    for row in rows:
+        label = row_label(row.text)
+        if label is None or _PART_OF_YEAR.search(label) or not all(content_keys(w) <= said
+                                                                   for w in measure_words(label)):
+            continue
+        for cell in row_cells(row.text):
+            if cell.periods != wanted or _PART_OF_YEAR.search(cell.head):
+                continue
+            theirs = [q for q in cell_values(cell, not row_unit(row.text)) if _same_kind(mine, q)]
+            if len(theirs) == 1 and not agree(mine, theirs[0]) and \
+                    names_quantity(claim.text, row.text, theirs, given=claim.given, context=row.context):
+                found.append((row, cell, theirs[0]))
+    if not found or any(not agree(found[0][2], q) for _, _, q in found):
+        return None
+    return found[0][0], found[0][1]
+
+
+def _same_kind(mine: Quantity, theirs: Quantity) -> bool:
+    """Values of one kind; money or a count may stand as a bare figure in a table (a
+    percentage may not: "12.5%" is no reading of the row's "32,765")."""
+    kinds = {mine.kind, theirs.kind}
+    return theirs.kind in CELL_KINDS and (len(kinds) == 1 or kinds in ({"money", "number"}, {"count", "number"}))
+
+
+__all__ = ["TableLookup", "look_up", "stated_otherwise"]

@@ -4,6 +4,7 @@ it for other years ("capital spending of $1.7 billion" said of 2019 is none for 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from gechat.evidence.dates import year_after, year_before, years
 from gechat.evidence.values import Quantity, agree, claimed, located, stated, stating
@@ -64,4 +65,23 @@ def dated(text: str) -> list[tuple[Quantity, frozenset[str]]]:
     return out
 
 
-__all__ = ["another_period", "dated"]
+def listed_by_year(text: str) -> dict[str, Quantity]:
+    """Each year's value in prose that lists two or more values, then as many years, each list
+    joined by commas and "and" ("Operating income was $2.2 billion, $4.2 billion, and $4.1
+    billion for 2015, 2016, and 2017"): paired in order, as the reader pairs them; {} for any
+    other text."""
+    spans = located(text)
+    values = [(a, b, q) for a, b, q in spans if q.kind != "year"]
+    dates = [(a, b, q) for a, b, q in spans if q.kind == "year"]
+    if len(values) < 2 or len(values) != len(dates) or values[-1][1] > dates[0][0]:
+        return {}
+    for items in (values, dates):
+        if not all(_LIST_GAP.fullmatch(text, one[1], two[0]) for one, two in pairwise(items)):
+            return {}
+    out: dict[str, Quantity] = {}
+    for (_, _, q), (_, _, y) in zip(values, dates, strict=True):
+        out |= dict.fromkeys(years(y.text), q)
+    return out if len(out) == len(values) else {}
+
+
+__all__ = ["another_period", "dated", "listed_by_year"]

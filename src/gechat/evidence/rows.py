@@ -56,13 +56,15 @@ _RUN = re.compile(r"(?<![\w'&.-])[A-Z](?:[\w'&.-]*+(?:\s++[A-Z][\w'&.-]*+)++|[\w
 
 def quantity_words(text: str) -> list[str]:
     """The words of ``text`` that say what a value is: not names, numbers, periods or totals,
-    nor words about documents and telling ("The first excerpt provides the total ...")."""
+    nor words about documents and telling ("The first excerpt provides the total ..."), nor
+    single letters."""
     names = fact_keys(text).union(*(content_keys(m.group()) for m in _RUN.finditer(text)))
     out = []
     for w in words(text):
         keys = content_keys(w)
-        if w not in STOPWORDS and w not in _PLAIN and w not in META_WORDS and keys and not keys & names \
-                and not number_keys(w) and w not in out:
+        # a single letter is no word of a quantity: the "s" of "3M's"
+        if len(w) > 1 and w not in STOPWORDS and w not in _PLAIN and w not in META_WORDS and keys \
+                and not keys & names and not number_keys(w) and w not in out:
             out.append(w)
     return out
 
@@ -90,7 +92,7 @@ def unbound(claim: str, row: str, *, answer: str | None = None, given: str = "",
     # "operating income") names another measure: a heading cannot make it the claim's
     # ("OPERATING ACTIVITIES" over the cash flow statement's "Net income")
     said = content_keys(f"{claim} {given}" if answer is None else f"{claim} {answer} {given}")
-    if all(content_keys(w) <= said for w in _measure_words(label)):
+    if all(content_keys(w) <= said for w in measure_words(label)):
         # the headings above a table may hold its header row, whose words name every column:
         # "Permit" there names the column of 98 452, not California's "Totals: 180 116"
         others = content_keys(" ".join(c.head for c in row_cells(row))) - content_keys(" ".join(heads))
@@ -169,7 +171,7 @@ def _in_order(letters: str, word: str) -> bool:
     return all(c in rest for c in letters)
 
 
-def _measure_words(label: str) -> list[str]:
+def measure_words(label: str) -> list[str]:
     """The words of a row's label that say which measure it is, "net" among them: "Net
     income" and "operating income" are two measures of income."""
     return [*quantity_words(label), *(["net"] if "net" in words(label) else [])]

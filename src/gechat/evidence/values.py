@@ -359,16 +359,18 @@ def row_unit(text: str) -> str:
     return unit if _UNIT_SCALE.search(unit) else ""
 
 
-def narrow(text: str, wanted: frozenset[str] | set[str]) -> str:
-    """A table row cut to its label and the cells of the periods ``wanted`` (and cells of no
-    period), with the table's unit: "Net income | 2017: $ 4,869 (Millions)" of the row above
-    for 2017. Any other text, or a row with no cell of those periods, comes back whole."""
+def narrow(text: str, wanted: frozenset[str] | set[str], *, strict: bool = False) -> str:
+    """A table row cut to its label and the cells of the periods ``wanted`` (and, unless
+    ``strict``, cells of no period: "Fourth Quarter" of a row whose label names the year), with
+    the table's unit: "Net income | 2017: $ 4,869 (Millions)" of the row above for 2017. Any
+    other text, or a row with no cell of those periods, comes back whole."""
     cells = row_cells(text)
     if not wanted or not any(c.periods & wanted for c in cells):
         return text
     unit = row_unit(text)
     parts = text.removesuffix(unit).rstrip().split(SEPARATOR)
-    kept = [parts[0]] + [part for part, c in zip(parts[1:], cells, strict=True) if not c.periods or c.periods & wanted]
+    kept = [parts[0]] + [part for part, c in zip(parts[1:], cells, strict=True)
+                         if (not c.periods and not strict) or c.periods & wanted]
     return SEPARATOR.join(kept) + (f" {unit}" if unit else "")
 
 
