@@ -125,6 +125,21 @@ def test_a_value_of_a_list_by_year_is_read_for_the_claims_year() -> None:
         assert correct(answer, [claim(answer, "contradicted", [ev])], [source], {}).text == fixed
 
 
+def test_a_swap_takes_the_value_of_the_claims_year_from_a_table_row() -> None:
+    row = "Days sales outstanding | 2020: 57 | 2019: 59"
+    pool = EvidencePool.from_texts([row])
+    question = "What is FY2020 days payable outstanding (DPO) for Corning?"
+    # spaCy reads "57 | 2019" as a quantity and "59" as the row's one number: 2019's 59 is no value for 2020
+    answer = "57.00"  # a fragment answer, its claim read as the answer to the question
+    text = f'The answer to the question "{question}" is: 57.00'
+    ev = pool.evidence([pool.sentences[0]], Scripted({}).score([row], text)[0], 0.0, "nli-objective")
+    hc = HallucinationCorrector(HashingEmbedder(), Scripted({row: (0.9, 0.0)}), 0.5, extract=triplets_of({}),
+                                name=names_in, lists=lists_of, unsupported="keep")
+    out = hc.correct(Answer(question=question, text=answer, thoughts=[], claims=[claim(text, "unsupported", [ev])]),
+                     pool)
+    assert not any(e.kind == "replace" and e.new == "59" for e in out.edits), out.edits
+
+
 def test_a_sum_the_answer_got_wrong_is_redone() -> None:
     answer = "The total monthly fee is $12,500 + $4,200 + $2,800 = $29,500."
     out = correct(answer, [claim(answer, "contradicted")], ["Data hosting costs $12,500 a month."], {})

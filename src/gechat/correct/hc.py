@@ -39,8 +39,9 @@ from gechat.correct.values import read_off, value_edit
 from gechat.documents.sentences import split_spans
 from gechat.evidence.arithmetic import Miscount, miscomputed, rests_on
 from gechat.evidence.base import ClaimInput, EvidencePool
+from gechat.evidence.dates import years
 from gechat.evidence.steps import holds
-from gechat.evidence.values import agreeing_keys
+from gechat.evidence.values import agreeing_keys, narrow
 from gechat.graph.base import normalise
 from gechat.graph.resolve import is_alias
 from gechat.lexical import content_keys, missing_words, number_keys
@@ -235,7 +236,9 @@ class HallucinationCorrector:
         asked = {normalise(t) for t, _, _ in entities(question)}
         # a name or a number of the answer, never a common word ("months") nor one the question names
         ours = [e for e in entities(sentence) if normalise(e[0]) not in asked and _named_or_number(e[0])]
-        theirs = entities(evidence.text)
+        # of a table row, the cells of the claim's year: "59" of "Days sales outstanding | 2020: 57
+        # | 2019: 59" is no value for 2020
+        theirs = entities(narrow(evidence.text, years(claim.text) or years(question), strict=True))
         for label in {lab for _, lab, _ in ours}:
             have = {normalise(t) for t, lab, _ in theirs if lab == label}
             mine = [(t, at) for t, lab, at in ours if lab == label and normalise(t) not in have]
