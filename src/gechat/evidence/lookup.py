@@ -57,6 +57,7 @@ from gechat.evidence.values import (
     agree,
     cell_values,
     claimed,
+    comparable,
     in_asked_unit,
     row_cells,
     row_unit,
@@ -169,10 +170,9 @@ def stated_otherwise(claim: ClaimInput, rows: Sequence[Sentence],
 
 
 def _same_kind(mine: Quantity, theirs: Quantity) -> bool:
-    """Values of one kind; money or a count may stand as a bare figure in a table (a
-    percentage may not: "12.5%" is no reading of the row's "32,765")."""
-    kinds = {mine.kind, theirs.kind}
-    return theirs.kind in CELL_KINDS and (len(kinds) == 1 or kinds in ({"money", "number"}, {"count", "number"}))
+    """``values.comparable``, but a percentage is no reading of a row's bare figure ("12.5%"
+    of "32,765"); money or a count may stand as one."""
+    return theirs.kind in CELL_KINDS and comparable(mine, theirs) and {mine.kind, theirs.kind} != {"percent", "number"}
 
 
 __all__ = ["TableLookup", "look_up", "stated_otherwise"]
