@@ -280,3 +280,68 @@ def test_pdf_header_words_set_between_two_header_rows_head_their_columns(tmp_pat
     text = _read(doc, tmp_path / "results.pdf")
     assert ("SPECTER | Classification MAG F1: 82.0 | Classification MeSH F1: 86.4 | Recomm. nDCG: 53.9 | Avg.: 80.0"
             " | Citation MAP: 88.3") in text
+
+
+def test_pdf_column_headers_stacked_to_different_depths_keep_every_line(tmp_path: Path) -> None:
+    # a restructuring table: "Total" / "Restructuring" / "Costs" over the last column, "Fixed
+    # Asset" / "Related Costs" over the second, the others one line deep; the upper lines
+    # were taken for a paragraph of text (and "Total" for a title over the table), so the
+    # columns read "Related Costs" and "Costs"
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((40, 60), "An analysis of the restructuring plan liability is as follows:", fontsize=8)
+    _centred(page, 505, 84, "Total")
+    _centred(page, 385, 94, "Fixed Asset")
+    _centred(page, 505, 94, "Restructuring")
+    page.insert_text((40, 104), "($ in millions)", fontsize=8)
+    for centre, word in ((295, "Employee Costs"), (385, "Related Costs"), (445, "Other Costs"), (505, "Costs")):
+        _centred(page, centre, 104, word)
+    _rows(page, 40, 118, (410, 470, 530), (("Balance at June 30, 2022", "$ 3", "$ 18", "$ 118"),
+                                           ("Cash paid", "(1)", "(8)", "(25)"),
+                                           ("Balance at December 31, 2022", "$ 2", "$ 10", "$ 93")))
+    for n, (sign, figure) in enumerate((("$", "97"), ("", "(16)"), ("$", "81"))):  # the sign at the column's left
+        page.insert_text((268, 118 + 10 * n), sign, fontsize=8)
+        _right(page, 322, 118 + 10 * n, figure)
+    text = _read(doc, tmp_path / "restructuring.pdf")
+    assert ("Balance at December 31, 2022 | Employee Costs: $ 81 | Fixed Asset Related Costs: $ 2 | Other Costs: $ 10"
+            " | Total Restructuring Costs: $ 93 ($ in millions)") in text
+
+
+def test_pdf_headers_centred_over_groups_of_columns_head_each_of_them(tmp_path: Path) -> None:
+    # a segment table: "2022" centred over its three columns, "2021" over the next three, the
+    # lowest row naming each; "2022" headed only the middle column it stands over
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    _centred(page, 385, 70, "Three Months Ended December 31,")
+    rights = (250, 300, 350, 420, 470, 520)
+    _centred(page, 280, 80, "2022")
+    _centred(page, 450, 80, "2021")
+    page.insert_text((40, 90), "($ in millions)", fontsize=8)
+    for right, word in zip(rights, ("Flexibles", "Rigid", "Total") * 2, strict=True):
+        _right(page, right, 90, word)
+    _rows(page, 40, 104, rights, (("North America", "1,030", "—", "1,030", "985", "—", "985"),
+                                  ("Net sales", "$ 2,812", "$ 830", "$ 3,642", "$ 2,713", "$ 794", "$ 3,507")))
+    text = _read(doc, tmp_path / "segments.pdf")
+    assert ("Net sales | 2022 Flexibles: $ 2,812 | 2022 Rigid: $ 830 | 2022 Total: $ 3,642 | 2021 Flexibles: $ 2,713"
+            " | 2021 Rigid: $ 794 | 2021 Total: $ 3,507 ($ in millions)") in text
+
+
+def test_pdf_four_header_lines_and_group_titles(tmp_path: Path) -> None:
+    # a fourth quarter's segment table: "Three months ended" / "December 31, 2018" over each
+    # pair of columns, then "Net" / "Sales" and "Oper." / "Income" over each column; with three
+    # header lines the quarter was lost and the column read as the year's "December 31, 2018"
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    rights = (300, 360, 440, 500)
+    for centre, year in ((330, "2018"), (470, "2017")):
+        _centred(page, centre, 70, "Three months ended")
+        _centred(page, centre, 80, f"December 31, {year}")
+    for right, (top, low) in zip(rights, (("Net", "Sales"), ("Oper.", "Income")) * 2, strict=True):
+        _right(page, right, 90, top)
+        _right(page, right, 100, low)
+    page.insert_text((40, 100), "(Dollars in millions)", fontsize=8)
+    _rows(page, 40, 114, rights, (("Industrial", "$ 2,952", "$ 627", "$ 2,961", "$ 610"),
+                                  ("Total Company", "$ 7,945", "$ 1,783", "$ 7,990", "$ 1,789")))
+    text = _read(doc, tmp_path / "quarter.pdf")
+    assert ("Total Company | Three months ended December 31, 2018 Net Sales: $ 7,945 | Three months ended December 31,"
+            " 2018 Oper. Income: $ 1,783 | Three months ended December 31, 2017 Net Sales: $ 7,990") in text

@@ -46,12 +46,62 @@ def test_a_margin_is_recomputed_from_two_rows_of_one_year() -> None:
     assert "4,410 million / 17,606 million = 25.05%" in st.note
 
 
+@pytest.mark.parametrize(("claim", "supported"), [
+    ("Net revenue grew 11.5% to $17,606 million in FY2022.", True),  # the level is the operand row's
+    ("Net revenue grew 11.5% to $18,606 million in FY2022.", False),
+    ("The operating margin on net revenue was 25.0% in FY2022 and 24.7% in FY2021.", True),
+    ("The operating margin on net revenue was 25.0% in FY2022 and 30.0% in FY2021.", False),  # one value wrong
+    # a value that follows from the claim's own computed values
+    ("The operating margin on net revenue rose from 24.7% in FY2021 to 25.0% in FY2022, up 0.3%.", True),
+    ("The operating margin on net revenue rose from 24.7% in FY2021 to 25.0% in FY2022, up 0.9%.", False),
+])
+def test_every_value_of_the_claim_must_be_computed_or_stated_by_an_operand_row(claim: str, supported: bool) -> None:
+    st = run(claim)
+    assert (st.verdict == "supported") is supported, st.note
+
+
+def test_a_change_is_between_columns_that_differ_only_by_their_period() -> None:
+    row = ("Net revenue | FOURTH QUARTER 2022: 4,400 | FOURTH QUARTER 2021: 4,000 | TWELVE MONTHS 2022: 17,606"
+           " | TWELVE MONTHS 2021: 15,785 (in millions)")
+    assert run("Net revenue grew 11.5% from 2021 to 2022.", texts=[row]).verdict == "supported"
+    assert run("Net revenue grew 10.0% from 2021 to 2022.", texts=[row]).verdict == "supported"  # the quarter's
+    # 17,606 against the fourth quarter of 2021 is no change of anything
+    assert run("Net revenue grew 340% from 2021 to 2022.", texts=[row]).verdict is None
+
+
 def test_sums_and_differences_of_amounts() -> None:
     assert run("Net revenue increased by $1.82 billion in FY2022.").verdict == "supported"
     # two significant digits: some difference of the table's figures would match by chance
     assert run("Net revenue increased by $1.8 billion in FY2022.").verdict is None
     st = run("Total of net revenue and cost of revenue in FY2021 was $24,035 million.")
     assert st.verdict == "supported" and "15,785 million + 8,250 million" in st.note
+
+
+SHARES = [
+    "Liability balance at December 31, 2022 | Employee Costs: 81 | Fixed Asset Related Costs: 2 | Other Costs: 10"
+    " | Total Restructuring Costs: 93 ($ in millions)",
+    "Commercial Airplanes | 2022: 25,867 | 2021: 19,493 (in millions)",
+    "Defense | 2022: 23,162 | 2021: 26,540 (in millions)",
+    "Total revenues | 2022: 66,608 | 2021: 62,286 (in millions)",
+]
+
+
+@pytest.mark.parametrize(("claim", "supported"), [
+    ("87% of the total restructuring liability is related to employee costs.", True),  # 81 / 93, one row
+    ("Commercial Airplanes made up 39% of total revenues in 2022.", True),  # 25,867 / 66,608, one column
+    ("Defense made up 35% of total revenues in 2022.", True),
+    ("Defense made up 37% of total revenues in 2022.", False),  # wrong share
+    ("Defense made up 43% of total revenues in 2021.", True),
+    ("Defense made up 35% of total revenues in 2021.", False),  # 2022's share
+    ("11% of the total restructuring liability is other costs.", True),  # 10 / 93
+    ("Airplanes and defense made up 90% of the total.", False),  # no one part over its total: 2 digits
+    ("84% of restructuring costs is related to fixed assets.", False),  # no total named... 2 / 93 is 2%
+])
+def test_a_short_share_of_a_total_is_recomputed_from_the_part_the_claim_names(claim: str, supported: bool) -> None:
+    st = run(claim, texts=SHARES)
+    assert (st.verdict == "supported") is supported, st.note
+    if supported:
+        assert " / " in st.note
 
 
 @pytest.mark.parametrize("claim", [

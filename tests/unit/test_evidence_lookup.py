@@ -126,3 +126,20 @@ def test_rows_found_by_the_claims_figures_are_read_by_the_lookup_alone() -> None
     for step in (Candidates(60), NliScores(), TableLookup()):
         step.run([wrong], ctx)
     assert wrong.verdict is None
+
+
+def test_the_twelve_months_column_is_the_years_and_a_quarters_is_not() -> None:
+    row = ("Net revenue | FOURTH QUARTER FY2021: 4,100 | FOURTH QUARTER FY2020: 3,800 | TWELVE MONTHS FY2021: 15,785"
+           " | TWELVE MONTHS FY2020: 14,000 (in millions)")
+    st = run("Net revenue was $17.6 billion in FY2021.", texts=[row])
+    assert st.verdict == "contradicted" and "states 15,785" in st.note
+
+
+def test_a_quarters_column_states_no_figure_of_the_year() -> None:
+    row = ("Total Company | Fourth quarter 2018 Net Sales: $ 7,945 | Fourth quarter 2017 Net Sales: $ 7,990"
+           " (Dollars in millions)")
+    asked = "What were Acme's net sales in 2018?"
+    assert run("Acme's net sales in 2018 were $7,945 million.", given=asked, texts=[row]).verdict is None
+    asked = "What were Acme's net sales in the fourth quarter of 2018?"
+    st = run("Acme's net sales in the fourth quarter of 2018 were $7,945 million.", given=asked, texts=[row])
+    assert st.verdict == "supported"

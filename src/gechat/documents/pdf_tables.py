@@ -16,61 +16,22 @@ and its text strategy splits words mid-way; its cell texts also came back out of
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from itertools import pairwise
 
+from gechat.documents.pdf_cells import Cell, Column, cells_of, is_data, labelled, nearest, value_columns
 from gechat.documents.pdf_layout import Row, Word
-from gechat.documents.tables import MARKER, YEARISH, Part, compose, is_amount, unit_of
+from gechat.documents.tables import YEARISH, Part, compose, is_amount, unit_of
 
-_CURRENCY = frozenset("$€£¥")
-_TRAILERS = frozenset(("%", ")", "%)"))
-_GROUP = re.compile(r"\d{3}")
-MAX_HEADER_ROWS = 3
+MAX_HEADER_ROWS = 4
 MIN_DATA_ROWS = 2
 MAX_CAPTION_ROWS = 3
-
-
-@dataclass(slots=True)
-class _Cell:
-    words: list[Word]
-    column: int | None = None  # the column a header word was found standing over, when cut from its row
-
-    @property
-    def x0(self) -> float:
-        return self.words[0].x0
-
-    @property
-    def x1(self) -> float:
-        return self.words[-1].x1
-
-    @property
-    def edge(self) -> float:
-        """Where its figure ends: figures are right-aligned, a trailing "%" or ")" may stick out."""
-        digits = [w for w in self.words if any(ch.isdigit() for ch in w.text)]
-        if not digits:
-            return self.words[-1].x1
-        w = digits[-1]  # "(10.6)%": the figure ends at its last digit, a share of the word's width
-        tail = len(w.text) - 1 - max(i for i, ch in enumerate(w.text) if ch.isdigit())
-        return w.x1 - (w.x1 - w.x0) * tail / len(w.text)
-
-    @property
-    def text(self) -> str:
-        return " ".join(w.text for w in self.words)
-
-
-@dataclass(slots=True)
-class _Column:
-    x0: float
-    x1: float
-    head: list[str] = field(default_factory=list)
 
 
 def table_rows(paras: list[list[Row]]) -> dict[int, list[Part[Word]]]:
     """The paragraphs (by index) that are data rows of a table with column headers, each as
     the parts of its canonical row; other paragraphs are left to the plain writer."""
     out: dict[int, list[Part[Word]]] = {}
-    before: tuple[list[_Column], str] = ([], "")  # the last headed table on the page
+    before: tuple[list[Column], str] = ([], "")  # the last headed table on the page
     folded, passed = _folded(paras)
     i = 0
     while i < len(paras):
@@ -80,8 +41,8 @@ def table_rows(paras: list[list[Row]]) -> dict[int, list[Part[Word]]]:
         j, data = i, False
         while j < len(paras) and (_is_table(paras[j]) or j in passed or (
                 j + 1 < len(paras) and _is_caption(paras[j]) and _is_table(paras[j + 1]))):
-            cells = _cells(paras[j][0]) if _is_table(paras[j]) else []
-            figures = _data(cells)
+            cells = cells_of(paras[j][0]) if _is_table(paras[j]) else []
+            figures = is_data(cells)
             if data and not figures and _heading(cells):
                 break  # a row of headers after figures: the next table starts
             data = data or figures
@@ -101,9 +62,9 @@ def _folded(paras: list[list[Row]]) -> tuple[dict[int, Row], set[int]]:
     passed: set[int] = set()
     for k in range(1, len(paras) - 1):
         near = (k - 1, k + 1)
-        if _is_table(paras[k]) or not all(_is_table(paras[n]) and _header_row(_cells(paras[n][0])) for n in near):
+        if _is_table(paras[k]) or not all(_is_table(paras[n]) and _header_row(cells_of(paras[n][0])) for n in near):
             continue
-        label_x1 = max(_cells(paras[n][0])[0].x1 for n in near)
+        label_x1 = max(cells_of(paras[n][0])[0].x1 for n in near)
         if not all(_fragment(row, label_x1) for row in paras[k]):
             continue
         for row in paras[k]:
@@ -114,9 +75,15 @@ def _folded(paras: list[list[Row]]) -> tuple[dict[int, Row], set[int]]:
     return folded, passed
 
 
-def _header_row(cells: list[_Cell]) -> bool:
+def _over_values(cells: list[Cell], label_x1: float) -> bool:
+    """A row of header words over the value columns only, no figure ("Fixed Asset" over its
+    column): a line of headers, where a line of text starts in the label column."""
+    return bool(cells) and all(c.x0 >= label_x1 - 2 for c in cells) and not is_data(cells)
+
+
+def _header_row(cells: list[Cell]) -> bool:
     """Headers over several columns, no figure: not a bullet and its text ("•", "Appliances ...")."""
-    return len(cells) >= 3 and not _data(cells)
+    return len(cells) >= 3 and not is_data(cells)
 
 
 def _fragment(row: Row, label_x1: float) -> bool:
@@ -128,7 +95,7 @@ def _fragment(row: Row, label_x1: float) -> bool:
             and not any(is_amount(w.text) for w in words) and not unit_of(text))
 
 
-def _heading(cells: list[_Cell]) -> bool:
+def _heading(cells: list[Cell]) -> bool:
     """A row of column headers: words or years past its first cell ("2018", "December 31,"),
     not dashes or ratios ("—", "1.4:1")."""
     return any(any(ch.isalpha() for ch in c.text) or YEARISH.search(c.text) for c in cells[1:])
@@ -150,47 +117,7 @@ def _is_label(row: Row) -> bool:
     return wordy and len(words) <= 12 and not words[-1].text.endswith(".") and not any(is_amount(w.text) for w in words)
 
 
-def _cells(row: Row) -> list[_Cell]:
-    """The row's words cut at gaps wider than its type size; a lone currency sign joins the
-    figure after it, a lone "%" or ")" the figure before it."""
-    words = row.words
-    gap = max(row.text_size, 4.0)
-    cells: list[_Cell] = []
-    for w in words:
-        if cells and w.x0 - cells[-1].x1 <= gap:
-            cells[-1].words.append(w)
-        else:
-            cells.append(_Cell([w]))
-    for a, b in pairwise(cells):
-        # "$ (111) $ 1,568": the second sign opens the next column's figure
-        if len(a.words) > 1 and a.words[-1].text in _CURRENCY:
-            b.words.insert(0, a.words.pop())
-    merged: list[_Cell] = []
-    for cell in (part for whole in cells for part in _figures_apart(whole)):
-        text = cell.text
-        if merged and (merged[-1].text in _CURRENCY or text in _TRAILERS):
-            merged[-1].words.extend(cell.words)
-        else:
-            merged.append(cell)
-    return merged
-
-
-def _figures_apart(cell: _Cell) -> list[_Cell]:
-    """A cell of nothing but figures set a space apart ("84.2 88.4 91.5" in a paper's tight
-    table) is one cell per figure; a group of three digits after digits is their thousands
-    ("98 452")."""
-    if len(cell.words) < 2 or not all(is_amount(w.text) for w in cell.words):
-        return [cell]
-    out = [_Cell([cell.words[0]])]
-    for a, b in pairwise(cell.words):
-        if not (_GROUP.fullmatch(b.text) and a.text.isdigit()):
-            out.append(_Cell([b]))
-        else:
-            out[-1].words.append(b)
-    return out
-
-
-Headed = tuple[list[_Column], str]
+Headed = tuple[list[Column], str]
 
 
 def _rewrite(paras: list[list[Row]], start: int, end: int, before: Headed,
@@ -201,11 +128,11 @@ def _rewrite(paras: list[list[Row]], start: int, end: int, before: Headed,
     header rows with the header words set between them joined, and the paragraphs those
     words were (``_folded``)."""
     folded, passed = folding
-    rows = {k: _cells(folded.get(k, paras[k][0])) for k in range(start, end) if k not in passed}
-    data = [k for k, cells in rows.items() if _data(cells)]
+    rows = {k: cells_of(folded.get(k, paras[k][0])) for k in range(start, end) if k not in passed}
+    data = [k for k, cells in rows.items() if is_data(cells)]
     if len(data) < MIN_DATA_ROWS:
         return {}, before
-    columns = _columns([rows[k] for k in data])
+    columns = value_columns([rows[k] for k in data])
     if not columns:
         return {}, before
     label_x1 = min(c.x0 for c in columns)
@@ -219,12 +146,12 @@ def _rewrite(paras: list[list[Row]], start: int, end: int, before: Headed,
     out: dict[int, list[Part[Word]]] = {}
     for k in data:
         cells = rows[k]
-        label = cells[0].words if _labelled(cells) and cells[0].x0 < label_x1 else []
+        label = cells[0].words if labelled(cells) and cells[0].x0 < label_x1 else []
         values: list[list[Word]] = [[] for _ in columns]
         for cell in cells:
             if label and cell is cells[0]:
                 continue
-            at = _nearest(columns, cell)
+            at = nearest(columns, cell)
             if at is None:
                 break
             values[at].extend(cell.words)
@@ -235,65 +162,21 @@ def _rewrite(paras: list[list[Row]], start: int, end: int, before: Headed,
     return out, (columns, unit)
 
 
-def _same_columns(columns: list[_Column], earlier: list[_Column]) -> bool:
+def _same_columns(columns: list[Column], earlier: list[Column]) -> bool:
     return bool(earlier) and all(any(abs(e.x1 - c.x1) <= 6.0 and e.head for e in earlier) for c in columns)
 
 
-def _figure(cells: list[_Cell], k: int) -> bool:
-    """Whether the row's ``k``-th cell holds a figure; past the first cell "(19)" does."""
-    text = cells[k].text
-    return is_amount(text) or (k > 0 and MARKER.fullmatch(text) is not None)
-
-
-def _data(cells: list[_Cell]) -> bool:
-    return any(_figure(cells, k) for k in range(len(cells)))
-
-
-def _labelled(cells: list[_Cell]) -> bool:
-    return not is_amount(cells[0].text) and any(ch.isalpha() for ch in cells[0].text)
-
-
-def _columns(rows: list[list[_Cell]]) -> list[_Column]:
-    """Value columns: figures are right-aligned, so cells whose right edges fall within a few
-    points of each other are one column; a row's label is no figure."""
-    edges = sorted((cells[k].edge, cells[k].x0) for cells in rows for k in range(len(cells))
-                   if _figure(cells, k) and not (k == 0 and _labelled(cells)))
-    columns: list[_Column] = []
-    for x1, x0 in edges:
-        if columns and x1 - columns[-1].x1 <= 6.0:
-            columns[-1].x1 = x1
-            columns[-1].x0 = min(columns[-1].x0, x0)
-        else:
-            columns.append(_Column(x0, x1))
-    return columns
-
-
-def _nearest(columns: list[_Column], cell: _Cell) -> int | None:
-    """The column a cell belongs to: the one it overlaps, else the one whose right edge is
-    nearest its own (within the width of a column)."""
-    best, dist = None, float("inf")
-    for n, col in enumerate(columns):
-        if cell.x0 <= col.x1 + 1 and cell.x1 >= col.x0 - 1:
-            d = abs(cell.edge - col.x1)
-        else:
-            d = min(abs(cell.edge - col.x1), abs(cell.x0 - col.x0)) + 1000.0
-        if d < dist:
-            best, dist = n, d
-    if best is None or dist >= 1000.0 + max(columns[best].x1 - columns[best].x0, 20.0):
-        return None
-    return best
-
-
-def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int, list[_Cell]],
-             columns: list[_Column], label_x1: float) -> tuple[bool, str]:
+def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int, list[Cell]],
+             columns: list[Column], label_x1: float) -> tuple[bool, str]:
     """Fill each column's header from the rows above the first data row (inside the run, or
-    up to three one-row paragraphs just before it, captions passed over); return whether any
-    column got one, and the table's unit when a header cell names it."""
-    def caption(cells: list[_Cell]) -> bool:
+    up to MAX_HEADER_ROWS header lines just before it, captions passed over; four: "Three
+    months ended" / "December 31, 2018" / "Net" / "Sales"); return whether any column got one,
+    and the table's unit when a header cell names it."""
+    def caption(cells: list[Cell]) -> bool:
         """All in the label column ("Assets", "Current assets"), or the table's unit alone."""
         return all(c.x1 < label_x1 - 2 or unit_of(c.text) for c in cells)
 
-    above: list[list[_Cell]] = [rows[k] for k in range(start, first_data) if k in rows]
+    above: list[list[Cell]] = [rows[k] for k in range(start, first_data) if k in rows]
     k = start - 1
     top = paras[start][0].y0
     # caption paragraphs between the header and the data ("Assets" / "Current assets") are
@@ -301,11 +184,11 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
     while k >= 0 and sum(not caption(c) for c in above) < MAX_HEADER_ROWS and (
             len(paras[k]) == 1 or _is_caption(paras[k])):
         para = paras[k]
-        cells = [_cells(row) for row in para]
-        if top - para[-1].y1 > 2.5 * para[-1].height or any(_data(c) for c in cells):
+        cells = [cells_of(row) for row in para]
+        if top - para[-1].y1 > 2.5 * para[-1].height or any(is_data(c) for c in cells):
             break
-        if len(para) > 1 and not all(caption(c) for c in cells):
-            break  # several rows across the columns: a paragraph of text, not a caption
+        if len(para) > 1 and not all(caption(c) or _over_values(c, label_x1) for c in cells):
+            break  # several rows across the columns: a paragraph of text, not captions or headers
         above[:0] = cells
         top = para[0].y0
         k -= 1
@@ -324,14 +207,26 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
         below = {n for later in heads[r + 1:] for n, _ in later}
         # one title over a row that heads every column ("Year ended December 31," over the
         # years) spans the table, however narrow it is set
-        if len(columns) > 1 and len({text for _, text in row}) == 1 and len(below) == len(columns):
+        # a line of a column's stacked header ("Total" over "Restructuring" over "Costs") is none:
+        # a row below it heads only some columns, and it stands off the table's centre
+        one = len({text for _, text in row}) == 1 and sum(c.text == row[0][1] for c in rows_above[r]) == 1
+        if len(columns) > 1 and one and len(below) == len(columns) and (all(
+                len({n for n, _ in later}) == len(columns) or len({t for _, t in later}) == 1
+                for later in heads[r + 1:]) or _centred(columns, [n for n, _ in row])):
             continue
         for n, text in row:
             columns[n].head.append(text)
     return any(col.head for col in columns), unit
 
 
-def _row_heads(cells: list[_Cell], columns: list[_Column], label_x1: float,
+def _centred(columns: list[Column], under: list[int]) -> bool:
+    """Whether the columns ``under`` a title are centred on the table's."""
+    a, b = columns[min(under)], columns[max(under)]
+    width = columns[-1].x1 - columns[0].x0
+    return abs((a.x0 + b.x1) / 2 - (columns[0].x0 + columns[-1].x1) / 2) <= width / 6
+
+
+def _row_heads(cells: list[Cell], columns: list[Column], label_x1: float,
                spans: bool = False) -> list[tuple[int, str]]:
     """The columns a header row's cells stand over, each with the cell's text; the unit,
     captions and a title over every column tell no column apart. With ``spans``, a row whose
@@ -346,21 +241,43 @@ def _row_heads(cells: list[_Cell], columns: list[_Column], label_x1: float,
         # the row's headers must share the columns out between them, each taking two or more
         if all(groups) and sorted(n for g in groups for n in g) == list(range(len(columns))):
             hits = groups
+        elif (shared := _shared_out(kept, columns)) is not None:
+            hits = shared
     out: list[tuple[int, str]] = []
     for cell, over in zip(kept, hits, strict=True):
         hit = [cell.column] if cell.column is not None else over
         if hit and (len(hit) < len(columns) or len(columns) == 1):
             out.extend((n, cell.text) for n in hit)
-        elif not hit and (near := _nearest(columns, cell)) is not None:
+        elif not hit and (near := nearest(columns, cell)) is not None:
             out.append((near, cell.text))
     return out
 
 
-def _over(cell: _Cell, columns: list[_Column]) -> list[int]:
+def _shared_out(cells: list[Cell], columns: list[Column]) -> list[list[int]] | None:
+    """The columns shared out between a row's headers by nearness, when each is centred over
+    its share of two or more ("2022" over "Flexibles", "Rigid Packaging" and "Total", "2021"
+    over the next three); None when they do not share them out so."""
+    if len(cells) < 2:
+        return None
+    mids = [(c.x0 + c.x1) / 2 for c in cells]
+    groups: list[list[int]] = [[] for _ in cells]
+    for n, col in enumerate(columns):
+        centre = (col.x0 + col.x1) / 2
+        groups[min(range(len(cells)), key=lambda i: abs(mids[i] - centre))].append(n)
+    for group, mid in zip(groups, mids, strict=True):
+        if len(group) < 2 or group != list(range(group[0], group[-1] + 1)):
+            return None
+        a, b = columns[group[0]], columns[group[-1]]
+        if abs(mid - (a.x0 + b.x1) / 2) > (b.x1 - a.x0) / 6:
+            return None
+    return groups
+
+
+def _over(cell: Cell, columns: list[Column]) -> list[int]:
     return [n for n, col in enumerate(columns) if cell.x0 <= col.x1 + 2 and cell.x1 >= col.x0 - 2]
 
 
-def _spanned(cell: _Cell, columns: list[_Column]) -> list[int]:
+def _spanned(cell: Cell, columns: list[Column]) -> list[int]:
     """The two columns a header centred over the gap between them heads ("CS" over its
     "prec." and "yield"), else none."""
     mid = (cell.x0 + cell.x1) / 2
@@ -371,7 +288,7 @@ def _spanned(cell: _Cell, columns: list[_Column]) -> list[int]:
     return []
 
 
-def _over_columns(cell: _Cell, columns: list[_Column], label_x1: float) -> list[_Cell]:
+def _over_columns(cell: Cell, columns: list[Column], label_x1: float) -> list[Cell]:
     """A header cell whose words each stand over a column of their own ("Field Precision
     Recall" set tight in a small table, "prec. yield prec. yield" under "CS" and "Bio") is
     that many headers; a title whose words straddle the gaps ("Three Months Ended") is one."""
@@ -390,7 +307,7 @@ def _over_columns(cell: _Cell, columns: list[_Column], label_x1: float) -> list[
     placed = [n for n in owner if n >= 0]
     if len(placed) < 2 or len(set(placed)) != len(placed):
         return [cell]
-    return [_Cell([w], n) for w, n in zip(cell.words, owner, strict=True) if n >= 0]
+    return [Cell([w], n) for w, n in zip(cell.words, owner, strict=True) if n >= 0]
 
 
 __all__ = ["table_rows"]

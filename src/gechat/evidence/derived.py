@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations, permutations
 from typing import Literal
 
@@ -50,6 +50,8 @@ _CUES: dict[Op, re.Pattern[str]] = {
 }
 _DOWN = re.compile(r"(?i)\b(?:decreas\w*|declin\w*|fell|fall|drop\w*|lower|down)\b")
 _UP = re.compile(r"(?i)\b(?:increas\w*|gr[eo]w(?:th|s|n)?|rose|rise[sn]?|higher|up)\b")
+_TOTAL = re.compile(r"(?i)\btotal\b")
+_DIGITS = re.compile(r"\d+")
 TOP_ROWS = 8  # table rows among the best-scored candidates whose figures are operands
 # a figure written with fewer significant digits ("1.1%", "$1.8 billion") is matched by chance
 # by some ratio of a filing's many rows: on the FinanceBench dev filings, 2 of 320 changed
@@ -131,28 +133,80 @@ def _stating(state: ClaimState, values: tuple[Quantity, ...]) -> list[int]:
 
 
 def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] | None:
-    """The operands and the note of a computation from the candidates' table rows that gives
-    the claim's value, or None."""
+    """The operands and the note of the computations from the candidates' table rows that give
+    the claim's values, or None. Every value of the claim must be one: computed, or stated by
+    an operand row ("grew 11.5% to $17,606 million"); one value right is no support for a
+    sentence whose other value is wrong."""
     claim = state.claim
     words = f"{claim.given} {claim.text}"
     ops = [op for op, cue in _CUES.items() if cue.search(claim.text)]
-    targets = [q for q in claimed(claim.answer(), claim.given) if significant(q.text) >= MIN_DIGITS]
+    targets = list(claimed(claim.answer(), claim.given))
     if not ops or not targets:
         return None
-    wanted = years(claim.text)
     operands = _operands(state, top, content_keys(words) - META)
+    used: list[Operand] = []
+    notes: list[str] = []
+    quoted: list[Quantity] = []
+    computed: list[Quantity] = []
+    for target in targets:
+        found = _computed(state, target, ops, operands)
+        if found is None:
+            quoted.append(target)
+            continue
+        computed.append(target)
+        used += [o for o in found[0] if o not in used]
+        notes.append(found[1])
+    if not notes:
+        return None
+    for target in quoted:
+        stating = [o for o in used + operands if agree(target, o.value)]
+        between = _between(target, computed)
+        if between:  # "a drop of 2.2%" from the claim's own 36.8% and 34.6%, both computed
+            notes.append(between)
+        elif stating:
+            used += [stating[0]] if stating[0] not in used else []
+        else:
+            return None
+    return used, "; ".join(notes)
+
+
+def _between(target: Quantity, computed: list[Quantity]) -> str:
+    """How ``target`` follows from two values of the claim already computed: their difference
+    or the change from one to the other; "" when it does not."""
+    for a, b in permutations(computed, 2):
+        if a.kind != b.kind or b.value == 0:
+            continue
+        gap = replace(a, value=abs(a.value - b.value), decimals=9, hedge="", text="", key="")
+        if agree(target, gap):
+            return f"{target.text} is {a.text} - {b.text}"
+        rate = replace(a, value=(a.value - b.value) / abs(b.value), kind="number", decimals=9, scale=1.0,
+                       hedge="", text="", key="")
+        if agree(target, rate):
+            return f"{target.text} is ({a.text} - {b.text}) / {b.text}"
+    return ""
+
+
+def _computed(state: ClaimState, target: Quantity, ops: list[Op],
+              operands: list[Operand]) -> tuple[list[Operand], str] | None:
+    """The operands and the note of one computation that gives ``target``, or None."""
+    claim = state.claim
+    wanted = years(claim.text)
     # the way a change goes: 1 up, -1 down, 0 when the claim says neither (or both)
     direction = bool(_UP.search(claim.text)) - bool(_DOWN.search(claim.text))
-    for target in targets:
-        for op in ops:
-            for used, value, formula in _computations(op, operands, wanted, direction):
-                got = Quantity(value=value, kind="number" if op in ("ratio", "change") else target.kind,
-                               decimals=9, scale=1.0, scaled=all(o.value.scaled for o in used), hedge="",
-                               text="", key="")
-                if agree(target, got):
-                    where = "; ".join(f"'{o.label}' {o.head}: {o.value.text} (p. {state.candidates[o.index].page})"
-                                      for o in used)
-                    return used, f"computed {formula} = {_show(value, target, op)}, from {where}"
+    precise = significant(target.text) >= MIN_DIGITS
+    for op in ops:
+        # a share of a total is one computation per part the claim names, so a figure as
+        # short as "87%" is no chance match there
+        found = (_computations(op, operands, wanted, direction) if precise
+                 else _shares(operands, wanted, content_keys(claim.text) - META) if op == "ratio" else iter(()))
+        for used, value, formula in found:
+            got = Quantity(value=value, kind="number" if op in ("ratio", "change") else target.kind,
+                           decimals=9, scale=1.0, scaled=all(o.value.scaled for o in used), hedge="",
+                           text="", key="")
+            if agree(target, got):
+                where = "; ".join(f"'{o.label}' {o.head}: {o.value.text} (p. {state.candidates[o.index].page})"
+                                  for o in used)
+                return used, f"computed {formula} = {_show(value, target, op)}, from {where}"
     return None
 
 
@@ -188,6 +242,8 @@ def _computations(op: Op, operands: list[Operand], wanted: frozenset[str],
         for a, b in permutations(operands, 2):  # b earlier, a later, one row
             if a.index != b.index or a.label != b.label or not a.periods or not b.periods:
                 continue
+            if _DIGITS.sub("", a.head) != _DIGITS.sub("", b.head):  # a quarter's column against a year's
+                continue
             if max(a.periods) <= max(b.periods) or b.value.value == 0:
                 continue
             if len(wanted) == 1:  # "grew 12% in 2022": from the period before, in that row
@@ -212,6 +268,26 @@ def _computations(op: Op, operands: list[Operand], wanted: frozenset[str],
             yield [a, b], a.value.value + b.value.value, f"{a.value.text} + {b.value.text}"
         elif op == "difference":
             yield [a, b], a.value.value - b.value.value, f"{a.value.text} - {b.value.text}"
+
+
+def _shares(operands: list[Operand], wanted: frozenset[str],
+            said: frozenset[str]) -> Iterator[tuple[list[Operand], float, str]]:
+    """Each part over its total: a cell over the row's "Total" column, or a row over the
+    "Total" row of the same column, where the part's header (or label) has a word of the
+    claim that the total's lacks ("Employee Costs: 81" of "Total Restructuring Costs: 93")."""
+    for a, b in permutations(operands, 2):
+        if b.value.value == 0 or (wanted and not (a.periods & wanted and b.periods & wanted)):
+            continue
+        if a.index == b.index and a.label == b.label:  # one row: a column over the total column
+            part, whole = a.head, b.head
+            if a.periods != b.periods:
+                continue
+        elif a.head == b.head and a.periods == b.periods:  # one column: a row over the total row
+            part, whole = a.label, b.label
+        else:
+            continue
+        if _TOTAL.search(whole) and not _TOTAL.search(part) and (content_keys(part) - content_keys(whole)) & said:
+            yield [a, b], a.value.value / b.value.value, f"{a.value.text} / {b.value.text}"
 
 
 def _periods(a: Operand, b: Operand, wanted: frozenset[str], *, same: bool) -> bool:

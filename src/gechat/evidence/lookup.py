@@ -68,8 +68,9 @@ from gechat.lexical import content_keys
 from gechat.types import Sentence
 
 # a column or label of part of a year: another period than the year's
-_PART_OF_YEAR = re.compile(r"(?i)\b(?:quarters?|q[1-4]|months?|weeks?|half|halves|ytd|year[- ]to[- ]date|"
-                           r"first|second|third|fourth)\b")
+# "twelve months" is the whole year
+_PART_OF_YEAR = re.compile(r"(?i)\b(?:quarters?|q[1-4]|(?<!twelve )(?<!12 )months?|weeks?|half|halves|ytd|"
+                           r"year[- ]to[- ]date|first|second|third|fourth)\b")
 
 
 class TableLookup:
@@ -121,12 +122,16 @@ def look_up(claim: ClaimInput, rows: Sequence[Sentence]) -> tuple[Sentence, list
     if not values:
         return None
     wanted = _wanted(claim)
+    parts = _parts(f"{claim.text} {claim.given}")
     for row in rows:
         if row_label(row.text) is None:
             continue
         cells: list[Cell] = []
         for v in values:
-            held = [c for c in stating([v], row.text) if not wanted or c.periods & wanted]
+            # a quarter's column ("Three months ended December 31, 2018") states no figure of
+            # the year, unless the claim names that part of it too
+            held = [c for c in stating([v], row.text)
+                    if (not wanted or c.periods & wanted) and _parts(c.head) <= parts]
             if not held:
                 break
             cells.append(held[0])
@@ -167,6 +172,11 @@ def stated_otherwise(claim: ClaimInput, rows: Sequence[Sentence],
     if not found or any(not agree(found[0][2], q) for _, _, q in found):
         return None
     return found[0][0], found[0][1]
+
+
+def _parts(text: str) -> frozenset[str]:
+    """The words of ``text`` that name a part of a year ("three months", "quarter")."""
+    return frozenset(m.group(0).lower() for m in _PART_OF_YEAR.finditer(text))
 
 
 def _same_kind(mine: Quantity, theirs: Quantity) -> bool:
