@@ -222,8 +222,13 @@ def _headers(paras: list[list[Row]], start: int, first_data: int, rows: dict[int
 def _centred(columns: list[Column], under: list[int]) -> bool:
     """Whether the columns ``under`` a title are centred on the table's."""
     a, b = columns[min(under)], columns[max(under)]
-    width = columns[-1].x1 - columns[0].x0
-    return abs((a.x0 + b.x1) / 2 - (columns[0].x0 + columns[-1].x1) / 2) <= width / 6
+    return _centred_over((a.x0 + b.x1) / 2, columns[0], columns[-1], 6)
+
+
+def _centred_over(mid: float, a: Column, b: Column, parts: int) -> bool:
+    """Whether ``mid`` lies within a ``parts``-th of the width of the columns ``a`` to ``b``
+    from their centre."""
+    return abs(mid - (a.x0 + b.x1) / 2) <= (b.x1 - a.x0) / parts
 
 
 def _row_heads(cells: list[Cell], columns: list[Column], label_x1: float,
@@ -267,8 +272,7 @@ def _shared_out(cells: list[Cell], columns: list[Column]) -> list[list[int]] | N
     for group, mid in zip(groups, mids, strict=True):
         if len(group) < 2 or group != list(range(group[0], group[-1] + 1)):
             return None
-        a, b = columns[group[0]], columns[group[-1]]
-        if abs(mid - (a.x0 + b.x1) / 2) > (b.x1 - a.x0) / 6:
+        if not _centred_over(mid, columns[group[0]], columns[group[-1]], 6):
             return None
     return groups
 
@@ -283,7 +287,7 @@ def _spanned(cell: Cell, columns: list[Column]) -> list[int]:
     mid = (cell.x0 + cell.x1) / 2
     for n, (a, b) in enumerate(pairwise(columns)):
         if a.x1 < mid < b.x0 and a.x0 - 2 <= cell.x0 and cell.x1 <= b.x1 + 2 \
-                and abs(mid - (a.x0 + b.x1) / 2) <= (b.x1 - a.x0) / 8:
+                and _centred_over(mid, a, b, 8):
             return [n, n + 1]
     return []
 

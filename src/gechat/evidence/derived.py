@@ -159,14 +159,15 @@ def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] 
     if not notes:
         return None
     for target in quoted:
-        stating = [o for o in used + operands if agree(target, o.value)]
         between = _between(target, computed)
         if between:  # "a drop of 2.2%" from the claim's own 36.8% and 34.6%, both computed
             notes.append(between)
-        elif stating:
-            used += [stating[0]] if stating[0] not in used else []
-        else:
+            continue
+        stating = next((o for o in used + operands if agree(target, o.value)), None)
+        if stating is None:
             return None
+        if stating not in used:
+            used.append(stating)
     return used, "; ".join(notes)
 
 
