@@ -95,3 +95,24 @@ def test_a_rows_context_holds_its_tables_title_and_caption_and_its_text_stays() 
     # what the headings already say is not said twice
     sents[7].context = title
     assert with_row_leads(sents)[7].context == f"{title} > Cash Flows from Investing Activities"
+
+
+def test_the_title_is_the_line_above_the_column_headers_not_the_captions_below_them() -> None:
+    # an auditor's dated signature, the statement's name and unit, its headers, two captions
+    leads = row_leads(spans("Minneapolis, Minnesota", "March 28, 2019", "Consolidated Balance Sheets",
+                            "$ in millions, except per share amounts", "February 2, 2019 February 3, 2018",
+                            "Assets", "Current assets", "Merchandise inventories | February 2, 2019: 5,409"))
+    assert leads[7] == ("Consolidated Balance Sheets", "Current assets")
+    # two lines of headers; the name's last lines, nearest the headers, beat the company's first
+    leads = row_leads(spans("Acme Inc.", "And Subsidiaries", "Consolidated Statements of Income",
+                            "(In millions)", "Years Ended", "December 2, December 3,", "2022 2021",
+                            "Revenue:", "Products | 2022: 9 | 2021: 8"))
+    assert leads[8] == ("And Subsidiaries Consolidated Statements of Income", "Revenue:")
+    # nothing but a unit and a period above the headers: the line below them names the table
+    leads = row_leads(spans("Year Ended December 31,", "2016 2015", "(in thousands)",
+                            "Statement of Operations Data:", "Revenue:", "Fees | 2016: 5 | 2015: 4"))
+    assert leads[5] == ("Statement of Operations Data:", "Revenue:")
+    # a footnote or a row of figures set above the headers names nothing
+    leads = row_leads(spans("¹ Prior year figures were reclassified.", "Total $ 49,182 $ (57) $ 12",
+                            "2022 2021", "Net | 2022: 5 | 2021: 4"))
+    assert leads[3] == ("", "")

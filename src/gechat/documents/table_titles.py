@@ -25,7 +25,13 @@ from gechat.types import ChunkSpan, SentenceSpan
 
 PROSE_WORDS = 5  # a line that ends with a full stop after this many words is prose: the table is over
 TITLE_LINES = 2  # the title: the first lines of the short run above the table ("3M Company" / "Statement of ...")
-RECENT_LINES = 4  # only lines this close above the table can be its title
+RECENT_LINES = 4  # with no line of headers above a table, only lines this close can be its title
+RUN_LINES = 8  # a title, a unit, two lines of headers and captions: how far up a title is looked for
+# words that open a line saying a table's unit or period, not what it is ("$ in millions, except
+# per share amounts", "(Unaudited; Dollars in Millions)", "For the Years Ended December 31")
+_UNIT_WORDS = frozenset(("thousands", "millions", "billions", "ended", "unaudited"))
+MAX_TITLE_FIGURES = 2  # "Fiscal 2019 Form 10-K"; more is a row of figures ("Total $ 49,182 $ (57) ...")
+_NOTE_MARKS = ("*", "†", "‡", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹")
 MAX_TITLE_CHARS = 160
 MAX_CAPTION_CHARS = 120
 SEPARATOR = " > "
@@ -44,18 +50,53 @@ def row_leads(sentences: Sequence[SentenceSpan]) -> list[tuple[str, str] | None]
             if s.heading or _prose(text):
                 inside, run = False, [text] if s.heading else []
             else:
-                run = [*run, text][-RECENT_LINES:]
+                run = [*run, text][-RUN_LINES:]
             continue
         # a line of headers (years, a unit with figures) between rows opens another table
         if not inside or any(map(_header, run)):
-            named = [line for line in run if not _header(line)][:TITLE_LINES]
+            named = _title(run)
             title, caption, inside = " ".join(named)[:MAX_TITLE_CHARS], "", True
-            run = [line for line in run if line not in named]
+            run = [line for line in run[_below_headers(run):] if line not in named]
         # the latest line of words above the row heads its block ("Current assets")
         caption = next((line[:MAX_CAPTION_CHARS] for line in reversed(run) if _words(line)), caption)
         run = []
         out.append((title, caption))
     return out
+
+
+def _title(run: Sequence[str]) -> list[str]:
+    """The title among the lines above a table: the last lines set above its column headers
+    and below any line of figures before them ("Consolidated Balance Sheets" between an
+    auditor's dated signature and "February 2, 2019 February 3, 2018"), units, periods and
+    footnotes aside; with none there, the lines below the headers but the last, which
+    captions the first rows ("Statement of Operations Data:" over "Revenue:"); with no line
+    of headers, the first lines of the run."""
+    below = _below_headers(run)
+    if not below:
+        lines = list(run[-RECENT_LINES:])
+    else:
+        end = below - 1
+        while end and _header(run[end - 1]):  # "December 2, December 3" over "2022 2021"
+            end -= 1
+        start = max((i + 1 for i in range(end) if _header(run[i])), default=0)
+        above = [line for line in run[start:end] if _named(line)]
+        if above:  # the lines nearest the headers: "AND SUBSIDIARIES" / "CONSOLIDATED BALANCE SHEETS"
+            return above[-TITLE_LINES:]
+        lines = [line for line in run[below:-1] if _named(line)]
+    return [line for line in lines if not _header(line)][:TITLE_LINES]
+
+
+def _named(line: str) -> bool:
+    """A line that can name a table: not its unit or period ("$ in millions", "(Unaudited;
+    Dollars in Millions)", "For the Years Ended December 31"), not a footnote ("¹ Prior year ...")."""
+    words = line.split()
+    return (not line.startswith(_NOTE_MARKS) and not any(w.strip("(),;:$").lower() in _UNIT_WORDS for w in words[:4])
+            and sum(any(c.isdigit() for c in w) for w in words) <= MAX_TITLE_FIGURES)
+
+
+def _below_headers(run: Sequence[str]) -> int:
+    """Where the lines below the run's last line of column headers start (0: no such line)."""
+    return max((i + 1 for i, line in enumerate(run) if _header(line)), default=0)
 
 
 def chunk_leads(sentences: Sequence[SentenceSpan], chunks: Sequence[ChunkSpan]) -> list[ChunkSpan]:
