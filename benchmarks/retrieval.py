@@ -31,7 +31,7 @@ from gechat.eval import report
 from gechat.eval.bench import add_paragraphs
 from gechat.eval.datasets import QAItem, hotpotqa, twowiki
 from gechat.pipeline import Workspace
-from gechat.retrieve import RETRIEVERS
+from gechat.retrieve import RETRIEVERS, load_synonyms
 from gechat.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,10 +103,12 @@ def financebench_pages(settings: Settings, work: Path) -> tuple[dict[str, object
             ws.add([item.pdf])
         gold = {p for _, p in item.evidence}
         row: dict[str, object] = {"split": financebench_split(item)}
+        # as a workspace searches: the question with the other names of its terms
+        query = load_synonyms(settings.query_synonyms).expand(item.question)
         for strategy in CHUNK_STRATEGIES:
             retriever = RETRIEVERS.create(strategy, settings, store=ws.store, embedder=embedder)
             for k in CHUNK_KS:
-                pages = [h.chunk.page for h in retriever.retrieve(item.question, k)]
+                pages = [h.chunk.page for h in retriever.retrieve(query, k)]
                 row[f"hit{k}__{strategy}"] = float(bool(set(pages[:k]) & gold))
         rows.append(row)
         ws.close()

@@ -32,7 +32,7 @@ from gechat.models import EMBEDDERS, ENTAILERS, build_llm
 from gechat.models.embed_base import Embedder
 from gechat.models.entail.base import EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
-from gechat.retrieve import RETRIEVERS, Retriever
+from gechat.retrieve import RETRIEVERS, Retriever, load_synonyms
 from gechat.retrieve.base import ExplainingRetriever
 from gechat.retrieve.figures import figure_rows
 from gechat.retrieve.footnotes import with_footnotes
@@ -272,11 +272,11 @@ class Workspace:
     def retrieve(self, question: str) -> tuple[list[ChunkHit], CoEReport | None]:
         """The chunks the answer reads (the footnotes their marks call in), and what ScopeCoE's
         choice covered when the retriever explains it; ``prepare`` and ``ask`` read the same."""
-        coe = None
+        k, coe = self.settings.top_k_chunks, None
         if isinstance(self.retriever, ExplainingRetriever):
-            hits, coe = self.retriever.choose(question, self.settings.top_k_chunks)
-        else:
-            hits = self.retriever.retrieve(question, self.settings.top_k_chunks)
+            hits, coe = self.retriever.choose(question, k)
+        else:  # searched by the other names of its terms too (retrieve/synonyms.py)
+            hits = self.retriever.retrieve(load_synonyms(self.settings.query_synonyms).expand(question), k)
         return with_footnotes(self.store, hits), coe
 
     def corrector(self, correct: bool | None = None) -> Corrector | None:

@@ -115,6 +115,12 @@ class Settings(BaseSettings):
     # 2Wiki 0.651 -> 0.680); docs/benchmarks.md
     retriever: str = "fused"
     top_k_chunks: int = 3
+    # the question is also searched by the other names of the terms it uses ("revenue" as "net
+    # sales", "balance sheet" as "statement of financial position"): "finance" (the names of the
+    # financial statements and their common line items), "none", or a text file of your own,
+    # one group of names per line separated by ";" (retrieve/synonyms.py). The LLM reads the
+    # question as asked; ScopeCoE reads it as asked too
+    query_synonyms: str = "finance"
     # evidence candidates: for each claim stating figures (3+ significant digits, years
     # aside), this many chunks that state them, nearest the claim, are read too (a reader
     # searches the document for the figure; retrieve/figures.py); 0 turns it off

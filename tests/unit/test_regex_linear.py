@@ -42,6 +42,9 @@ REVIEWED_DYNAMIC = {
     # an alternation of escaped literal words between word boundaries, then a fixed optional
     # "'s": no quantifier but the last "?", nothing nested
     "retrieve/names.py": ["re.sub(pattern, ' ', question)"],
+    # escaped literal words joined by \s+ (each run followed by a literal that is not a
+    # space), a fixed optional "s", and one-character lookarounds: nothing nested
+    "retrieve/synonyms.py": ["re.compile(f'(?<![\\\\w&]){words}s?(?![\\\\w&])', re.IGNORECASE)"],
 }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from gechat.registry import Registry
 from gechat.retrieve.base import Retriever
+from gechat.retrieve.synonyms import load_synonyms
 from gechat.settings import Settings
 
 RETRIEVERS: Registry[Retriever] = Registry("retriever")
@@ -83,4 +84,4 @@ def _scopecoe(settings: Settings, **deps: Any) -> Retriever:
         fill=settings.scopecoe_fill)
 
 
-__all__ = ["RETRIEVERS", "Retriever"]
+__all__ = ["RETRIEVERS", "Retriever", "load_synonyms"]
