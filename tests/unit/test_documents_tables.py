@@ -7,8 +7,11 @@ from pathlib import Path
 import docx
 import pymupdf
 
+from gechat.answer.cot import CoTAnswerer
 from gechat.documents import load_document, split_sentences
-from gechat.documents.tables import is_amount, markdown_tables, text_rows, unit_of
+from gechat.documents.tables import is_amount, markdown_tables, text_rows, unit_of, units_once
+from gechat.models.llm.fake import FakeLLM
+from gechat.types import Chunk, ChunkHit
 
 
 def test_text_rows_put_headers_beside_figures() -> None:
@@ -345,3 +348,18 @@ def test_pdf_four_header_lines_and_group_titles(tmp_path: Path) -> None:
     text = _read(doc, tmp_path / "quarter.pdf")
     assert ("Total Company | Three months ended December 31, 2018 Net Sales: $ 7,945 | Three months ended December 31,"
             " 2018 Oper. Income: $ 1,783 | Three months ended December 31, 2017 Net Sales: $ 7,990") in text
+
+
+def test_the_llm_reads_a_tables_unit_once_not_after_every_row() -> None:
+    unit = "(Dollars in millions, except per share amount)"
+    text = (f"Inventories | 2018: 4,366 | 2017: 4,034 {unit}  Prepaids | 2018: (741) | 2017: 937 {unit}  "
+            "Net debt | 2018: (886) (Millions)\nCash | 2018: 5 (millions)")
+    assert units_once(text) == (f"Inventories | 2018: 4,366 | 2017: 4,034 {unit}  Prepaids | 2018: (741) | 2017: 937"
+                                "  Net debt | 2018: (886) (Millions)\nCash | 2018: 5")
+    # a negative value, a footnote mark or words in brackets are no unit
+    plain = "Income (loss) was (886) (see Note 2) and (1) was restated (see Note 2)."
+    assert units_once(plain) == plain
+    # what the answering LLM reads; the stored text, and so the evidence, keep every unit
+    hit = ChunkHit(chunk=Chunk(id=1, doc_id=1, ord=0, start=0, end=len(text), text=text), score=1.0)
+    prompt = CoTAnswerer(FakeLLM(["Answer: 4,366."]), max_tokens=8, max_thoughts=1).messages("?", [hit])
+    assert prompt[-1]["content"].count(unit) == 1 and hit.chunk.text.count(unit) == 2

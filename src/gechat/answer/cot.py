@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 
 from gechat.answer.base import Draft
 from gechat.answer.parser import parse_cot
+from gechat.documents.tables import units_once
 from gechat.models.llm.base import LLM, Message, Prefiller
 from gechat.models.llm.cache import CachedLLM
 from gechat.prompts import PROMPTS
@@ -22,7 +23,7 @@ class CoTAnswerer:
 
     def messages(self, question: str, contexts: list[ChunkHit]) -> list[Message]:
         context = "\n\n".join(
-            PROMPTS["context_item"].format(n=i, title=h.doc_title, page=h.chunk.page, text=h.chunk.text)
+            PROMPTS["context_item"].format(n=i, title=h.doc_title, page=h.chunk.page, text=units_once(h.chunk.text))
             for i, h in enumerate(contexts, 1)
         )
         system: Message = {"role": "system",

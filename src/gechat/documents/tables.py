@@ -38,6 +38,8 @@ _AMOUNT = re.compile(r"[(\-–—$€£]*+\d[\d,]*+(?:\.\d++)?+[)%]*+")
 YEARISH = re.compile(r"(?:19|20)\d\d")
 # "(1)": a footnote or list marker, not a value (in a table's value column, a small negative)
 MARKER = re.compile(r"\(\d{1,2}\)")
+# the unit that closes a row, as ``compose`` writes it: " (Dollars in millions, except per share amounts)"
+_ROW_UNIT = re.compile(r" (\([^()]{0,80}?\b(?:thousands|millions|billions)\b[^()]{0,80}?\))(?=\s|$)", re.IGNORECASE)
 
 
 def unit_of(text: str) -> str:
@@ -163,6 +165,23 @@ def _md_cells(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(body)]
 
 
+def units_once(text: str) -> str:
+    """``text`` with each unit that closes a table row kept where it first appears only, as a
+    printed table states it once: an excerpt of a 3M balance sheet said "(Dollars in millions,
+    except per share amount)" after each of its ten rows, a third of its words, for an LLM
+    that reads every token."""
+    seen: set[str] = set()
+
+    def first(m: re.Match[str]) -> str:
+        unit = m.group(1).lower()
+        if unit in seen:
+            return ""
+        seen.add(unit)
+        return m.group(0)
+
+    return _ROW_UNIT.sub(first, text)
+
+
 def _column_heads(rows: Sequence[Sequence[str]]) -> list[str]:
     """One header per column, the header rows' cells stacked top to bottom; [] when the
     header rows do not have one cell per column."""
@@ -173,4 +192,4 @@ def _column_heads(rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 __all__ = ["MARKER", "SEPARATOR", "Part", "compose", "is_amount", "markdown_tables", "row_label", "text_rows",
-           "unit_of"]
+           "unit_of", "units_once"]
