@@ -31,7 +31,7 @@ FINANCE: tuple[Group, ...] = (
     ("revenue", "net sales", "net revenue"),
     ("capital expenditure", "capex", "capital spending", "purchases of property, plant and equipment",
      "purchases of property and equipment", "additions to property, plant and equipment"),
-    ("PP&E", "PPNE", "property, plant and equipment", "property and equipment", "fixed assets"),
+    ("PP&E", "property, plant and equipment", "property and equipment", "fixed assets"),
     ("cost of goods sold", "COGS", "cost of sales", "cost of revenue"),
     ("gross margin", "gross profit"),
     ("operating income", "operating profit", "income from operations", "operating margin"),
