@@ -199,6 +199,14 @@ def test_a_reasoning_step_that_states_no_fact_is_greyed_and_not_checked(tmp_path
         assert step.get_attribute("data-verdict") == "no fact"
         assert "no-fact" in (step.get_attribute("class") or "")
         assert "not checked" in step.inner_text() and "states no fact" in step.inner_text()
+        # the note wraps on a line of its own: beside the score it had squeezed the step's text
+        # into a narrow column and run out of the card
+        assert step.locator(".score").inner_text() == "not checked"
+        assert "states no fact" in step.locator(".claim-note").inner_text()
+        note, text = step.locator(".claim-note").bounding_box(), step.locator(".claim-text").bounding_box()
+        assert note and text and note["y"] >= text["y"] + text["height"] - 1
+        card = step.bounding_box()
+        assert card and note["x"] + note["width"] <= card["x"] + card["width"] + 1
         assert "1 no fact" in page.locator("#usage").inner_text()
 
 

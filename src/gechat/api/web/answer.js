@@ -29,15 +29,17 @@ function claimButton(claim, n, onSelect) {
   b.setAttribute("aria-pressed", "false");
   b.dataset.verdict = claim.verdict;
   const p = entailment(claim);
-  b.innerHTML = "<span class='verdict'></span><span class='claim-text'></span><span class='score'></span>";
+  b.innerHTML = "<span class='verdict'></span><span class='claim-text'></span><span class='score'></span>" +
+    "<span class='claim-note'></span>";
   b.children[0].textContent = claim.verdict;
   b.children[1].textContent = claim.text;
+  b.children[2].textContent = claim.verdict === "no fact" ? "not checked" : p === null ? "no evidence" : `entailment ${p.toFixed(2)}`;
   // the names and numbers the evidence lacks say at a glance why a claim is not supported
   const missing = (claim.missing || []).length ? `not in the evidence: ${claim.missing.join(", ")}` : "";
-  // why a step decided as it did (a reasoning step that states no fact says so)
+  // why a step decided as it did (a reasoning step that states no fact says so); on a line of
+  // its own under the claim, so a long note wraps instead of squeezing the claim's text
   const note = claim.note || "";
-  b.children[2].textContent = (note ? `${note} · ` : "") +
-    (claim.verdict === "no fact" ? "not checked" : p === null ? "no evidence" : `entailment ${p.toFixed(2)}`) + (missing ? ` · ${missing}` : "");
+  b.children[3].textContent = [note, missing].filter(Boolean).join(" · ");
   b.setAttribute("aria-label", `Claim ${n}, ${claim.verdict}` + (note ? `, ${note}` : "") +
     (p === null ? ", no evidence" : `, entailment ${p.toFixed(2)}`) + (missing ? `, ${missing}` : "") +
     `: ${claim.text}`);
