@@ -97,3 +97,31 @@ def test_where_the_fast_model_passes_nothing_the_verifier_reads_the_best_candida
     # only the ``top`` best-scored candidates are read: here "Alpha is red." alone, which lacks the names
     state, step = run(Scripted({s[2]: (0.8, 0.0)}), top=1, first=Scripted({s[2]: (0.3, 0.0), s[0]: (0.35, 0.0)}))
     assert state.verdict == "unsupported" and step.read == 0
+
+
+def test_the_verifier_reads_a_candidate_under_the_heading_that_says_what_it_is_about() -> None:
+    from gechat.evidence.base import EvidencePool
+    from gechat.types import Chunk, Sentence
+
+    text = "Each party shall protect Confidential Information. These obligations survive for five years."
+    a = text.index("These")
+    sents = [Sentence(id=1, doc_id=1, chunk_id=1, ord=0, page=1, start=0, end=a - 1, text=text[:a - 1],
+                      context="Agreement > 4. Confidentiality"),
+             Sentence(id=2, doc_id=1, chunk_id=1, ord=1, page=1, start=a, end=len(text), text=text[a:],
+                      context="Agreement > 4. Confidentiality")]
+    chunk = Chunk(id=1, doc_id=1, ord=0, start=0, end=len(text), text=text, sentence_ids=[1, 2])
+    claim = "Confidentiality obligations survive for five years."
+    under = f"4. Confidentiality. {text[a:]}"
+    fast = Scripted({text[a:]: (0.2, 0.0)})  # read alone, below the threshold
+    # the verifier finds the claim only in the sentence read under its heading
+    for verifier, verdict in ((Scripted({under: (0.9, 0.0)}), "supported"),
+                              (Scripted({text[a:]: (0.9, 0.0)}), "unsupported")):
+        ctx = context(fast, coverage="facts")
+        ctx.pool = EvidencePool(sentences=sents, chunks={1: chunk}, titles={1: "msa.md"})
+        state = ClaimState(claim=ClaimInput(text=claim, source="answer"))
+        for step in (Candidates(60), NliScores(), SecondReading(verifier, threshold=0.4), Verdicts()):
+            step.run([state], ctx)  # type: ignore[attr-defined]
+        assert state.verdict == verdict
+        if verdict == "supported":  # shown as the document writes it, with the heading it was read under
+            assert [e.text for e in state.evidence] == [text[a:]]
+            assert "Confidentiality" in state.evidence[0].context
