@@ -31,6 +31,26 @@ LOCATOR = re.compile(
 ENUMERATOR = re.compile(r"(?<![\w$(])\(\d{1,2}\)(?=\s+(?!(?:thousand|million|billion|trillion|percent)\b)[A-Za-z])"
                         r"|^[ \t]*\d{1,2}[.)](?=\s|$)", re.IGNORECASE | re.MULTILINE)
 
+# the number words a contract writes before the same number in figures: "thirty (30) days"
+_NUMBER_WORD = re.compile(
+    r"(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+    r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred"
+    r"|thousand)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?(?:[ \t]+per[ \t]?cent)?[ \t]*$")
+
+
+def restates_words(text: str, start: int) -> bool:
+    """Whether the bracketed figure opening at ``start`` repeats the number words just before
+    it ("forty-five (45) days", "one hundred twenty (120)"): the figure of those words, as
+    contracts write it twice, neither a list's mark nor an accounting negative."""
+    return _NUMBER_WORD.search(text, max(0, start - 40), start) is not None
+
+
+def list_marks_out(text: str) -> str:
+    """``text`` with the marks of its lists blanked (``ENUMERATOR``), the figures that repeat
+    number words kept."""
+    return ENUMERATOR.sub(lambda m: m.group() if m.group().startswith("(") and restates_words(text, m.start())
+                          else " ", text)
+
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
@@ -156,7 +176,7 @@ def uncovered(claim: str, evidence: str, *, given: str = "", mode: Coverage = "f
         return frozenset()
     # "Figure 1" and "page 26" say where something is written: their numbers are no facts of
     # the claim, and no "1" a claim needs is held by "Figure 1: Overview of SPECTER."
-    claim = ENUMERATOR.sub(" ", LOCATOR.sub(" ", claim))
+    claim = list_marks_out(LOCATOR.sub(" ", claim))
     picked = chosen(claim, given)
     keys = (fact_keys(claim) if mode == "facts" else content_keys(_split_alnum(claim))) | picked
     return (keys - _held(evidence) - (_held(given) - picked)) | _split_names(claim, evidence, given)

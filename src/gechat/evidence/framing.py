@@ -74,6 +74,18 @@ def foretold(answer: str, given: str, text: str) -> list[str]:
     return out
 
 
+def as_changes(text: str) -> frozenset[str]:
+    """The keys of the values ``text`` writes as changes ("Net sales increased by $150 million"),
+    which say nothing of the level a claim states."""
+    return frozenset(q.key for start, _, q in located(text)
+                     if _CHANGE_BEFORE.search(text, max(0, start - 40), _after_space(text, start)))
+
+
+def states_change(text: str) -> bool:
+    """Whether ``text`` speaks of a change at all (a word of change anywhere in it)."""
+    return _CHANGE_WORD.search(text) is not None
+
+
 def changed_only(answer: str, given: str, text: str) -> list[str]:
     """The values ``answer`` (beyond its question ``given``) states as amounts that ``text``
     gives only as changes, as the answer writes them."""

@@ -36,6 +36,7 @@ import numpy.typing as npt
 from gechat.documents.headings import nearest_heading, shared_path
 from gechat.evidence.base import ClaimInput, says_nothing
 from gechat.evidence.comparing import orders
+from gechat.evidence.conflicts import conflict_in, known_names
 from gechat.evidence.dates import years
 from gechat.evidence.lists import lists_in
 from gechat.evidence.steps import ClaimState, EvidenceContext, Probs, active, in_order, leans_back, runs
@@ -197,8 +198,13 @@ class SentenceSets:
             return about(c), valued(options, sents), self.named and hopped(claim_names, sents), \
                 self.named and joined(claim_names, sents), scored[c][1]
 
+        # a set one of whose sentences states another value for the claim's quantity holds a
+        # conflict, whatever the model reads: "Invoices are due within forty-five (45) days"
+        # beside a cure period's "thirty (30) days" for invoices due within 30 days
+        known = known_names(cands)
         passing = sorted((c for c, (p_, _) in scored.items() if p_[ENTAILMENT] >= ctx.supported
-                          and covered(c) and anchored(claim.answer(), text(c), float(p_[ENTAILMENT]))),
+                          and covered(c) and anchored(claim.answer(), text(c), float(p_[ENTAILMENT]))
+                          and conflict_in(claim, [x.text for x in ordered(c)], known) is None),
                          key=rank, reverse=True)
         single = {s.id: float(state.probs[k, ENTAILMENT]) for k, s in enumerate(cands)}
         for chosen in passing:

@@ -20,7 +20,7 @@ from typing import Literal, NamedTuple
 
 from gechat.documents.tables import MARKER, SEPARATOR, row_label
 from gechat.evidence.dates import years
-from gechat.lexical import LOCATOR, number_keys
+from gechat.lexical import LOCATOR, number_keys, restates_words
 
 Kind = Literal["money", "percent", "number", "count", "year"]
 
@@ -80,10 +80,12 @@ def located(text: str) -> tuple[tuple[int, int, Quantity], ...]:
         # not a unit letter glued to a model name; "5 m" (metres) is left alone
         if scale_word in ("m", "b", "k") and not cur:
             scale = 1.0
-        paren = bool(m["open"] and (m["close"] or m["shut"]))
+        # "thirty (30) days": the figure of the number words before it, as contracts write it
+        paren = bool(m["open"] and (m["close"] or m["shut"])) and not restates_words(text, m.start())
         if not (cur or pct or scale_word) and ((paren and "," not in num and "." not in num and len(digits) <= 2)
-                                               or _day_of_month(text, m.start(), m.end(), digits)):
-            continue  # "(1)", "(2)": the markers of a list; "February 1, 2018": a date's day
+                                               or _day_of_month(text, m.start(), m.end(), digits)
+                                               or _clause_number(text, m.start(), m.end(), num)):
+            continue  # "(1)", "(2)": the markers of a list; "February 1, 2018": a date's day; "2.2 Invoices"
         # "(1,577)" and "$(1,806) million" are accounting negatives; "($1.8 bn)" is an aside in prose
         negative = paren and (not scale_word or bool(m["shut"]))
         if pct:
@@ -126,6 +128,18 @@ _MONTH_AFTER = re.compile(rf"(?i)^[ \t]*{_MONTH}(?![a-z])")
 def _day_of_month(text: str, start: int, end: int, digits: str) -> bool:
     return (digits.isdigit() and 1 <= int(digits) <= 31
             and bool(_MONTH_BEFORE.search(text[max(0, start - 12):start]) or _MONTH_AFTER.match(text[end:end + 12])))
+
+
+_LINE_START = re.compile(r"(?:^|\n)[ \t]*$")
+# the match took the space after the number; "2.5 Percent", "1.2 Million" are values
+_CLAUSE_NEXT = re.compile(r"[ \t]*(?!(?i:thousand|million|billion|trillion|percent|per cent)\b)[A-Z(]")
+
+
+def _clause_number(text: str, start: int, end: int, num: str) -> bool:
+    """Whether a dotted number opening a line or the text ("2.2 Invoices are due ...",
+    "10.3 Either party ...") numbers a clause or a section: it says where, not how much."""
+    return "." in num and "," not in num and _LINE_START.search(text, 0, start) is not None \
+        and _CLAUSE_NEXT.match(text, end) is not None
 
 
 def _key(num: str) -> str:
