@@ -103,6 +103,7 @@ bench: models
 	$(BIN)/python benchmarks/financebench_oracle.py --split test
 	$(BIN)/gechat bench --questions benchmarks/questions/financebench_dev_user.jsonl --out benchmarks/results/user_questions
 	$(BIN)/gechat bench --questions benchmarks/questions/pdfs_dev_user.jsonl --out benchmarks/results/user_questions_pdfs
+	$(BIN)/gechat bench --questions benchmarks/questions/contract_dev_user.jsonl --out benchmarks/results/user_questions_contract
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/excerpts.py --joined --llm 20 --llm-budgets 320,240
 	$(BIN)/python benchmarks/api.py

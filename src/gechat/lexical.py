@@ -31,6 +31,11 @@ LOCATOR = re.compile(
 ENUMERATOR = re.compile(r"(?<![\w$(])\(\d{1,2}\)(?=\s+(?!(?:thousand|million|billion|trillion|percent)\b)[A-Za-z])"
                         r"|^[ \t]*\d{1,2}[.)](?=\s|$)", re.IGNORECASE | re.MULTILINE)
 
+# a clause's or a section's number opening a line: "2.2 Invoices are due ...", "10.3 (a) Either
+# party"; "2.5 Percent of sales" and "1.2 Million" are values
+CLAUSE_NUMBER = re.compile(r"(?m)^[ \t]*\d{1,3}(?:\.\d{1,3})+\.?[ \t]+"
+                           r"(?=(?!(?i:thousand|million|billion|trillion|percent|per cent)\b)[A-Z(])")
+
 # the number words a contract writes before the same number in figures: "thirty (30) days"
 _NUMBER_WORD = re.compile(
     r"(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"

@@ -377,3 +377,8 @@ def test_a_bare_figure_in_a_column_of_percentages_is_a_percentage() -> None:
     assert agreeing_keys("14.6", row) == {"14.6"}
     assert not agreeing_keys("Net sales grew 4,796%.", row)  # the sales column holds no percentages
     assert not agreeing_keys("Precision was 92.1%.", "Hybrid | Bio yield: 92.1")
+
+
+def test_a_run_of_thousands_of_digits_is_read_without_error() -> None:
+    # int() refuses more than 4,300 digits: the day-of-month check had raised on such a run
+    assert [q.kind for q in quantities("1" * 20000)] == ["number"]

@@ -25,6 +25,7 @@ from gechat.documents.table_titles import chunk_leads
 from gechat.documents.text import markdown_blocks
 from gechat.evidence.base import asked
 from gechat.evidence.locate import locate
+from gechat.evidence.values import located
 from gechat.graph.base import normalise
 from gechat.types import PageInfo, ParsedDocument, Sentence, Span
 from tests.linear import not_linear, repeat_to
@@ -72,6 +73,8 @@ FUNCTIONS: dict[str, Callable[[str], object]] = {
     "upload file name": safe_name,
     "what a question asks": asked,
     "table titles": _leads,
+    # the values of a text: bracketed figures after number words, clause numbers opening lines
+    "values in a text": lambda s: (located.__wrapped__(s), lexical.list_marks_out(s)),  # past its cache
 }
 
 ATOMS = [*".!?…,;:-'\"()[]*#|>`$%/\\_=", " ", "  ", "\n", "\n\n", "\t", "\u00a0", "\r", "1", "12", "3.5", "a",

@@ -25,7 +25,7 @@ from gechat.evidence.dates import years
 from gechat.evidence.framing import as_changes, states_change
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, row_unit, stated
-from gechat.lexical import META, content_keys, fact_keys, number_keys
+from gechat.lexical import CLAUSE_NUMBER, LOCATOR, META, content_keys, fact_keys, number_keys
 from gechat.types import Sentence
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
@@ -161,7 +161,9 @@ def _names_more(text: str, said: frozenset[str]) -> bool:
     """Whether a sentence names something the claim does not ("Net sales in Asia"): then it
     speaks of a part or another thing, whose value may differ. A table's unit ("(Dollars in
     millions)") names nothing."""
-    text = text.removesuffix(row_unit(text))
+    # "Section 4", "Table 2" and a clause's own number say where something is written, not what
+    # it is about (and "5.1 Except for ..." opens its sentence with "Except")
+    text = CLAUSE_NUMBER.sub("", LOCATOR.sub(" ", text.removesuffix(row_unit(text))))
     return bool(fact_keys(text) - number_keys(text) - said)
 
 

@@ -20,7 +20,7 @@ from typing import Literal, NamedTuple
 
 from gechat.documents.tables import MARKER, SEPARATOR, row_label
 from gechat.evidence.dates import years
-from gechat.lexical import LOCATOR, number_keys, restates_words
+from gechat.lexical import CLAUSE_NUMBER, LOCATOR, number_keys, restates_words
 
 Kind = Literal["money", "percent", "number", "count", "year"]
 
@@ -126,20 +126,22 @@ _MONTH_AFTER = re.compile(rf"(?i)^[ \t]*{_MONTH}(?![a-z])")
 
 
 def _day_of_month(text: str, start: int, end: int, digits: str) -> bool:
-    return (digits.isdigit() and 1 <= int(digits) <= 31
+    return (digits.isdigit() and len(digits) <= 2 and 1 <= int(digits) <= 31
             and bool(_MONTH_BEFORE.search(text[max(0, start - 12):start]) or _MONTH_AFTER.match(text[end:end + 12])))
 
 
-_LINE_START = re.compile(r"(?:^|\n)[ \t]*$")
-# the match took the space after the number; "2.5 Percent", "1.2 Million" are values
-_CLAUSE_NEXT = re.compile(r"[ \t]*(?!(?i:thousand|million|billion|trillion|percent|per cent)\b)[A-Z(]")
-
-
 def _clause_number(text: str, start: int, end: int, num: str) -> bool:
-    """Whether a dotted number opening a line or the text ("2.2 Invoices are due ...",
-    "10.3 Either party ...") numbers a clause or a section: it says where, not how much."""
-    return "." in num and "," not in num and _LINE_START.search(text, 0, start) is not None \
-        and _CLAUSE_NEXT.match(text, end) is not None
+    """Whether a dotted number opening a line or the text ("2.2 Invoices are due ...") numbers a
+    clause or a section (``lexical.CLAUSE_NUMBER``): it says where, not how much."""
+    if "." not in num or "," in num:
+        return False
+    line = start  # the number must open its line: read back over spaces only (linear in the text)
+    while line > 0 and text[line - 1] in " \t":
+        line -= 1
+    if line > 0 and text[line - 1] != "\n":
+        return False
+    m = CLAUSE_NUMBER.match(text, line)
+    return m is not None and start < m.end() and end <= m.end()
 
 
 def _key(num: str) -> str:
