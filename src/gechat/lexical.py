@@ -121,6 +121,12 @@ def number_keys(text: str) -> frozenset[str]:
     return frozenset([*digits, *spelled])
 
 
+def spelled_keys(text: str) -> frozenset[str]:
+    """The content keys of the numbers ``text`` writes in words ("twelve", "forty-five"): a
+    value, not what the text is about."""
+    return content_keys(" ".join(m.group() for m in _SPELLED.finditer(text.lower())))
+
+
 def _is_name(text: str, m: re.Match[str]) -> bool:
     # a sentence's first word is capitalised anyway ("Yes", "Gross"); it counts as a name only
     # when its shape says so ("USA", "JnJ")

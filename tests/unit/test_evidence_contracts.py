@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gechat.evidence.base import ClaimInput, EvidencePool
 from gechat.evidence.candidates import Candidates
-from gechat.evidence.conflicts import ValueConflicts, known_names
+from gechat.evidence.conflicts import ValueConflicts, known_names, topic
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.sets import SentenceSets
 from gechat.evidence.steps import ClaimState
@@ -81,3 +81,17 @@ def test_a_change_is_no_level_and_a_table_row_is_no_passage_aside() -> None:
     # a claim that states a change is read against the change
     state = _ground("Amcor's net sales increased by $250 million in fiscal 2023.", [change], {})
     assert state.verdict == "contradicted" and "$150 million" in state.note
+
+
+def test_a_number_in_words_is_a_value_not_what_the_claim_is_about() -> None:
+    fee = ("3.3 Customer may terminate for convenience on one hundred twenty (120) days' written notice, "
+           "subject to a termination fee equal to two (2) months of the base fee.")
+    cap = ("5.1 Except for breaches of Section 4, neither party's aggregate liability shall exceed the fees "
+           "paid in the twelve (12) months before the claim.")
+    claim = "The cap on each party's aggregate liability is two (2) months of the base fee."
+    assert "two" not in topic(claim)
+    # read together the two sentences pass; the cap's own sentence states twelve months
+    state = _ground(claim, [f"{fee} {cap}"], {f"{fee} {cap}": (0.9, 0.0)})
+    assert state.verdict == "contradicted" and "(12)" in state.note
+    state = _ground(claim, [fee, cap], {fee: (0.9, 0.0)})
+    assert state.verdict == "contradicted" and [e.text for e in state.evidence] == [cap]

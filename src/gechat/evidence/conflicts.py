@@ -25,7 +25,7 @@ from gechat.evidence.dates import years
 from gechat.evidence.framing import as_changes, states_change
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, row_unit, stated
-from gechat.lexical import CLAUSE_NUMBER, LOCATOR, META, content_keys, fact_keys, number_keys
+from gechat.lexical import CLAUSE_NUMBER, LOCATOR, META, content_keys, fact_keys, number_keys, spelled_keys
 from gechat.types import Sentence
 
 MIN_SHARE = 0.6  # of the claim's content words the sentence must hold to speak of the same thing
@@ -121,8 +121,9 @@ def _about(claim: ClaimInput, texts: Sequence[str]) -> tuple[list[Quantity], lis
 def topic(claim: str) -> frozenset[str]:
     """What ``claim`` speaks of: its content words, not its numbers, not the words of its
     values ("million" of "$4,331 million": a sentence of other millions is not thereby about
-    the same thing), nor words about documents and reading."""
-    worded = content_keys(" ".join(q.text for q in quantities(claim)))
+    the same thing), nor words about documents and reading, nor numbers in words ("two" of
+    "two (2) months": a sentence of "twelve (12) months" may speak of the same thing)."""
+    worded = content_keys(" ".join(q.text for q in quantities(claim))) | spelled_keys(claim)
     return frozenset(k for k in content_keys(claim) - META - worded if not k[:1].isdigit())
 
 
