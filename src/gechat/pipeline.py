@@ -34,7 +34,7 @@ from gechat.models.entail.base import EntailmentScorer
 from gechat.models.llm.cache import CachedLLM
 from gechat.retrieve import RETRIEVERS, Retriever, load_synonyms
 from gechat.retrieve.base import ExplainingRetriever
-from gechat.retrieve.figures import figure_rows
+from gechat.retrieve.figures import figure_rows, table_rest
 from gechat.retrieve.footnotes import with_footnotes
 from gechat.settings import Settings
 from gechat.store.base import NewDocument
@@ -354,6 +354,8 @@ class Workspace:
     def evidence_pool(self, hits: list[ChunkHit], claims: list[str] | None = None) -> EvidencePool:
         """The retrieved chunks' sentences (titles from the hits); for ``lookup``, the rows of ``claims``' figures."""
         sentences = self.store.sentences_of_chunks([h.chunk.id for h in hits])
+        cut, rest = table_rest(self.store, hits, sentences)
+        hits, sentences = hits + cut, sentences + rest
         looked = claims if claims and "lookup" in self.settings.evidence_steps else []
         rows = figure_rows(self.store, self.embedder, looked, hits, self.settings.figure_chunks)
         chunks, titles = {h.chunk.id: h.chunk for h in hits}, {h.chunk.doc_id: h.doc_title for h in hits}

@@ -9,6 +9,7 @@ from gechat.evidence.candidates import Candidates
 from gechat.evidence.derived import DerivedFigures
 from gechat.evidence.scoring import NliScores
 from gechat.evidence.steps import ClaimState
+from gechat.retrieve.synonyms import Synonyms, load_synonyms
 from tests.unit.test_evidence_objective import Scripted, context
 
 TABLE = [
@@ -19,11 +20,11 @@ TABLE = [
 ]
 
 
-def run(claim: str, given: str = "", texts: list[str] | None = None) -> ClaimState:
+def run(claim: str, given: str = "", texts: list[str] | None = None, synonyms: Synonyms | None = None) -> ClaimState:
     ctx = context(Scripted({}), coverage="facts")
     ctx.pool = EvidencePool.from_texts(["\n\n".join(texts or TABLE)])
     st = ClaimState(claim=ClaimInput(text=claim, source="answer", given=given))
-    for step in (Candidates(60), NliScores(), DerivedFigures()):
+    for step in (Candidates(60), NliScores(), DerivedFigures(synonyms=synonyms)):
         step.run([st], ctx)
     return st
 
@@ -194,3 +195,17 @@ def test_the_arithmetics_own_small_numbers_pull_in_no_evidence() -> None:
     st = run("The average is ($1,154 + $49) / 2 = $651.50 million.", texts=rows)
     assert st.verdict == "contradicted" and st.note.endswith("= 601.5, not $651.50 million")
     assert [e.text for e in st.evidence] == rows[:1]  # not the row that states a "2"
+
+
+def test_a_row_may_name_the_claims_quantity_by_another_name_of_the_vocabulary() -> None:
+    # "revenue" is the statement's "Total net sales"; rows that name nothing of the claim are
+    # no operands however many come first
+    rows = [f"Segment {k} | 2016: {k}5 | 2017: {k}9 (in millions)" for k in range(1, 10)]
+    rows += ["Total net sales | 2016: 135,987 | 2017: 177,866 (in millions)"]
+    claim = "Amazon's revenue grew 30.8% from 2016 to 2017."
+    assert run(claim, texts=rows).verdict is None  # no word of the row's label is the claim's
+    st = run(claim, texts=rows, synonyms=load_synonyms("finance"))
+    assert st.verdict == "supported", st.note
+    assert "(177,866 million - 135,987 million) / 135,987 million = 30.80%" in st.note
+    assert run("Amazon's revenue grew 20.8% from 2016 to 2017.", texts=rows,
+               synonyms=load_synonyms("finance")).verdict is None

@@ -368,6 +368,18 @@ def test_a_bare_figure_answers_in_the_unit_its_question_asks_for() -> None:
 
 
 
+def test_cents_zeros_of_an_amount_in_billions_claim_no_precision() -> None:
+    from gechat.evidence.values import agree, in_asked_unit, quantities, stated
+
+    (net,) = stated("Property, plant and equipment - net | 2018: 8,738 (Millions)")
+    (read,) = in_asked_unit(quantities("$8.70"), "Answer in USD billions.")
+    assert agree(read, net)  # $8.70 billion is $8.7 billion
+    assert not agree(in_asked_unit(quantities("$8.75"), "Answer in USD billions.")[0], net)
+    assert not agree(quantities("$8.80 billion")[0], net)
+    # plain dollars keep their cents: "$3.10 a share" is not $3.14
+    assert not agree(quantities("$3.10")[0], quantities("$3.14")[0])
+
+
 def test_a_bare_figure_in_a_column_of_percentages_is_a_percentage() -> None:
     # "14.6%" of total sales is what a "% of Total" column writes as "14.6"; the bare figure
     # still answers a question that asked for the percentage, and other columns are unchanged

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from gechat.models.embed import HashingEmbedder
-from gechat.retrieve.figures import stating_chunks
-from gechat.types import Chunk, ChunkHit, Document
+from gechat.retrieve.figures import stating_chunks, table_rest
+from gechat.types import Chunk, ChunkHit, Document, Sentence
 
 TEXTS = {
     1: "Operating income | 2020: 1,248 | 2019: 1,170 (In millions)",
@@ -62,3 +62,43 @@ def test_no_figure_no_search_and_zero_turns_it_off() -> None:
     assert stating_chunks(store, store.embedder, ["Net income rose in 2020."], hits, 2) == []  # type: ignore[arg-type]
     assert stating_chunks(store, store.embedder, ["Net income was $709 million."], hits, 0) == []  # type: ignore[arg-type]
     assert store.queries == []
+
+
+def _sentences(chunk_id: int, texts: list[str], first: int) -> list[Sentence]:
+    return [Sentence(id=first + k, doc_id=1, chunk_id=chunk_id, ord=first + k, page=38, start=100 * (first + k),
+                     end=100 * (first + k) + len(t), text=t) for k, t in enumerate(texts)]
+
+
+UNIT = " (in millions, except per share data)"
+STATEMENT = {  # one income statement cut into chunks by the token budget, prose before and after
+    1: _sentences(1, ["Our sales grew in every segment.", "Year Ended December 31,"], 0),
+    2: _sentences(2, ["Total net sales | 2016: 135,987 | 2017: 177,866" + UNIT, "Operating expenses:",
+                      "Cost of sales | 2016: 88,265 | 2017: 111,934" + UNIT], 10),
+    3: _sentences(3, ["Operating income | 2016: 4,186 | 2017: 4,106" + UNIT], 20),
+    4: _sentences(4, ["Interest expense | 2016: (484) | 2017: (848)" + UNIT,
+                      "Net income | 2016: $ 2,371 | 2017: $ 3,033" + UNIT, "See accompanying notes."], 30),
+    5: _sentences(5, ["Cash | 2016: 19,334 | 2017: 20,522 (in millions)"], 40),
+}
+
+
+class _Chunks:
+    def chunk_ids(self, doc_id: int) -> list[int]:
+        return list(STATEMENT)
+
+    def sentences_of_chunks(self, ids: Sequence[int]) -> list[Sentence]:
+        return [s for i in ids for s in STATEMENT[i]]
+
+    def chunks(self, ids: Sequence[int]) -> list[Chunk]:
+        return [Chunk(id=i, doc_id=1, ord=i, start=0, end=1, text="") for i in ids]
+
+
+def test_the_rest_of_a_table_a_retrieved_chunk_cuts_is_read_with_it() -> None:
+    store = _Chunks()
+    hits = [ChunkHit(chunk=store.chunks([4])[0], score=1.0, doc_title="10-K")]
+    added, rows = table_rest(store, hits, STATEMENT[4])  # type: ignore[arg-type]
+    # back across two chunks to the table's first row, past its "Operating expenses:" line;
+    # not the prose before it, nor another table after it
+    assert [h.chunk.id for h in added] == [2, 3] and {h.doc_title for h in added} == {"10-K"}
+    assert [r.text.split(" |")[0] for r in rows] == ["Total net sales", "Cost of sales", "Operating income"]
+    # a chunk that opens and ends with prose cuts no table
+    assert table_rest(store, [ChunkHit(chunk=store.chunks([1])[0], score=1.0)], STATEMENT[1]) == ([], [])  # type: ignore[arg-type]

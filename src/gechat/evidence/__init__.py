@@ -110,8 +110,9 @@ def _lookup(settings: Settings, **deps: Any) -> EvidenceStep:
 @STEPS.register("derived")
 def _derived(settings: Settings, **deps: Any) -> EvidenceStep:
     from gechat.evidence.derived import DerivedFigures
+    from gechat.retrieve.synonyms import load_synonyms
 
-    return DerivedFigures()
+    return DerivedFigures(synonyms=load_synonyms(settings.query_synonyms))
 
 
 @STEPS.register("verdict")

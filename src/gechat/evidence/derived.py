@@ -38,6 +38,7 @@ from gechat.evidence.extremes import extreme
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
 from gechat.evidence.values import CELL_KINDS, Quantity, agree, claimed, quantities, row_cells, stated
 from gechat.lexical import META, content_keys
+from gechat.retrieve.synonyms import Synonyms
 
 Op = Literal["ratio", "change", "sum", "difference"]
 # the words that name a computation; general English, read on the claim and its question
@@ -71,8 +72,9 @@ class Operand:
 class DerivedFigures:
     name = "derived"
 
-    def __init__(self, top: int = TOP_ROWS) -> None:
+    def __init__(self, top: int = TOP_ROWS, synonyms: Synonyms | None = None) -> None:
         self.top = top
+        self.synonyms = synonyms
 
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         wrongs: list[Miscount] = []
@@ -95,7 +97,7 @@ class DerivedFigures:
             if compared is not None and not compared.holds:  # the table shows another option
                 _contradict_by(state, ctx, compared.note, compared.rows)
                 continue
-            found = None if state.passes or compared is not None else derive(state, self.top)
+            found = None if state.passes or compared is not None else derive(state, self.top, self.synonyms)
             if compared is not None:
                 rows, note = compared.rows, compared.note
             elif found is not None:
@@ -132,13 +134,18 @@ def _stating(state: ClaimState, values: tuple[Quantity, ...]) -> list[int]:
             if any(v.kind == q.kind and agree(v, q) for v in figures for q in stated(s.text))]
 
 
-def derive(state: ClaimState, top: int = TOP_ROWS) -> tuple[list[Operand], str] | None:
+def derive(state: ClaimState, top: int = TOP_ROWS,
+           synonyms: Synonyms | None = None) -> tuple[list[Operand], str] | None:
     """The operands and the note of the computations from the candidates' table rows that give
     the claim's values, or None. Every value of the claim must be one: computed, or stated by
     an operand row ("grew 11.5% to $17,606 million"); one value right is no support for a
-    sentence whose other value is wrong."""
+    sentence whose other value is wrong. A row's label may name the claim's quantity by
+    another name of the user's vocabulary (``synonyms``: "revenue" is the row "Total net
+    sales")."""
     claim = state.claim
     words = f"{claim.given} {claim.text}"
+    if synonyms is not None:
+        words = synonyms.expand(words)
     ops = [op for op, cue in _CUES.items() if cue.search(claim.text)]
     targets = list(claimed(claim.answer(), claim.given))
     if not ops or not targets:
@@ -219,14 +226,12 @@ def _operands(state: ClaimState, top: int, topic: frozenset[str]) -> list[Operan
     for i in np.argsort(-state.f, kind="stable"):
         text = state.candidates[int(i)].text
         cells = row_cells(text)
-        if not cells:
+        label = row_label(text) or ""
+        if not cells or not content_keys(label) & topic:
             continue
         rows += 1
         if rows > top:
             break
-        label = row_label(text) or ""
-        if not content_keys(label) & topic:
-            continue
         for cell in cells:
             if not cell.head:  # a column with no header: which period it is stays unknown
                 continue

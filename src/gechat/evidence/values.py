@@ -164,7 +164,19 @@ def _unit(q: Quantity, reading: float) -> float:
     """Half a unit of the last digit ``q`` was written with, at ``reading`` (one of its
     readings): the rounding a reader allows."""
     ratio = abs(reading / q.value) if q.value else 1.0
-    return 0.5 * 10.0 ** -q.decimals * q.scale * ratio
+    return 0.5 * 10.0 ** -_precision(q) * q.scale * ratio
+
+
+def _precision(q: Quantity) -> int:
+    """The decimals ``q`` claims. An amount in thousands, millions or billions written with
+    cents' two decimals ("$8.70" answering "in USD billions") follows the currency's way of
+    writing, not the writer's precision: its closing zeros claim nothing ($8.70 billion is
+    $8.7 billion; 3M's net PP&E of $8,738 million is that). An amount of plain dollars keeps
+    its cents ("$3.10 a share" is not $3.14)."""
+    if q.kind == "money" and q.scale >= 1e3 and q.decimals == 2:
+        written = "".join(ch for ch in q.text if ch.isdigit() or ch == ".")
+        return len(written.rpartition(".")[2].rstrip("0"))
+    return q.decimals
 
 
 def _readings(q: Quantity, other: Quantity) -> list[float]:

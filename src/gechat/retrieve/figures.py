@@ -18,6 +18,8 @@ row it misread ("Rigid Packaging had the higher net sales" on "Net sales | 2023:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
+from itertools import takewhile
 
 import numpy as np
 
@@ -29,6 +31,7 @@ from gechat.store.base import Store
 from gechat.types import ChunkHit, Sentence
 
 DEPTH = 20  # chunks stating a claim's figures, ranked by meaning; more is a common figure
+TABLE_REST = 60  # rows of a cut table read beyond a retrieved chunk, each way
 
 
 def stating_chunks(store: Store, embedder: Embedder, claims: Sequence[str], hits: list[ChunkHit],
@@ -64,4 +67,60 @@ def figure_rows(store: Store, embedder: Embedder, claims: Sequence[str], hits: l
     return [s for s in store.sentences_of_chunks([h.chunk.id for h in found]) if row_label(s.text) is not None]
 
 
-__all__ = ["figure_rows", "stating_chunks"]
+def table_rest(store: Store, hits: list[ChunkHit], sentences: Sequence[Sentence]
+               ) -> tuple[list[ChunkHit], list[Sentence]]:
+    """The rest of each table a retrieved chunk cuts: when a hit's first (or last) sentence is
+    a table row, the rows of the same table before (or after) it, across as many chunks as
+    the table runs (at most ``TABLE_REST`` rows each way). Chunking cuts a statement wherever
+    its token budget ends, and a reader of "Interest expense | 2017: (848)" on page 38 sees
+    the "Total net sales" row above it; the derived and lookup steps need that row. Only
+    rows are added, never the prose around them; their chunks are returned to stand in the
+    pool beside the hits."""
+    have = {h.chunk.id for h in hits}
+    of: dict[int, list[Sentence]] = {}
+    for s in sentences:
+        of.setdefault(s.chunk_id, []).append(s)
+    order: dict[int, list[int]] = {}
+    added: dict[int, ChunkHit] = {}
+    rows: dict[int, Sentence] = {}
+    for h in hits:
+        own = sorted(of.get(h.chunk.id, []), key=lambda s: s.ord)
+        if not own:
+            continue
+        ids = order.setdefault(h.chunk.doc_id, store.chunk_ids(h.chunk.doc_id))
+        if h.chunk.id not in ids:
+            continue
+        k = ids.index(h.chunk.id)
+        for edge, step in ((own[0], -1), (own[-1], 1)):
+            if row_label(edge.text) is None:
+                continue
+            unit, taken, j = _unit(edge.text), 0, k + step
+            while 0 <= j < len(ids) and ids[j] not in have and taken < TABLE_REST:
+                listed = sorted(store.sentences_of_chunks([ids[j]]), key=lambda s: s.ord)
+                run = list(takewhile(partial(_continues, unit=unit), listed if step > 0 else reversed(listed)))
+                run = [s for s in run if row_label(s.text) is not None][:TABLE_REST - taken]
+                if run and ids[j] not in added:
+                    added[ids[j]] = ChunkHit(chunk=store.chunks([ids[j]])[0], score=0.0, doc_title=h.doc_title)
+                rows.update((s.id, s) for s in run)
+                taken += len(run)
+                if len(run) < len(listed):  # the table ends in this chunk
+                    break
+                j += step
+    return (sorted(added.values(), key=lambda h: (h.chunk.doc_id, h.chunk.ord)),
+            sorted(rows.values(), key=lambda s: (s.doc_id, s.start)))
+
+
+def _unit(row: str) -> str:
+    """What a canonical row ends with in brackets ("(in millions, except per share data)")."""
+    return row[row.rfind(" (") + 1:] if row.endswith(")") and " (" in row else ""
+
+
+def _continues(s: Sentence, unit: str) -> bool:
+    """Whether a sentence is still of the table whose rows end with ``unit``: a row of it, or
+    a line that heads the rows under it ("Operating expenses:")."""
+    if row_label(s.text) is None:
+        return s.text.rstrip().endswith(":") and len(s.text) < 80
+    return _unit(s.text) == unit
+
+
+__all__ = ["figure_rows", "stating_chunks", "table_rest"]
