@@ -125,3 +125,23 @@ def test_the_verifier_reads_a_candidate_under_the_heading_that_says_what_it_is_a
         if verdict == "supported":  # shown as the document writes it, with the heading it was read under
             assert [e.text for e in state.evidence] == [text[a:]]
             assert "Confidentiality" in state.evidence[0].context
+
+
+def test_a_passage_the_fast_model_passed_is_read_again_under_its_heading_too() -> None:
+    from gechat.evidence.base import EvidencePool
+    from gechat.types import Chunk, Sentence
+
+    text = "This process results in about 684K training triples."
+    sents = [Sentence(id=1, doc_id=1, chunk_id=1, ord=0, page=5, start=0, end=len(text), text=text,
+                      context="SPECTER > Training Data")]
+    chunk = Chunk(id=1, doc_id=1, ord=0, start=0, end=len(text), text=text, sentence_ids=[1])
+    claim = "SPECTER is trained on 684K training triples."
+    fast = Scripted({text: (0.9, 0.0)})
+    for verifier, verdict in ((Scripted({f"SPECTER. {text}": (0.9, 0.0)}), "supported"),
+                              (Scripted({text: (0.9, 0.0)}), "unsupported")):
+        ctx = context(fast, coverage="facts")
+        ctx.pool = EvidencePool(sentences=sents, chunks={1: chunk}, titles={1: "specter.pdf"})
+        state = ClaimState(claim=ClaimInput(text=claim, source="answer"))
+        for step in (Candidates(60), NliScores(), SecondReading(verifier, threshold=0.4), Verdicts()):
+            step.run([state], ctx)  # type: ignore[attr-defined]
+        assert state.verdict == verdict, state.note

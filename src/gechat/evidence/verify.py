@@ -6,7 +6,10 @@ read 0.89 against "Jury members Fernanda Brandao and Patrick Nuo left DSDS and w
 by Bruce Darnell ... Bruce Darnell (born July 19, 1957) is an American model and
 choreographer". The verifier (mpnet-base, ``gechat-nli-mpnet``, about 20 pairs/s) reads the one
 passage that passed (a sentence, or a run of sentences that follow each other), once per
-claim, and the claim stays supported only at its own calibrated threshold. A set drawn from
+claim, and the claim stays supported only at its own calibrated threshold. It reads that
+passage under its headings as it reads candidates below: "This process results in about 684K
+training triples" names no model, and the verifier had turned it away (0.35) for SPECTER's
+training triples the fast model had read in it (0.94). A set drawn from
 two places is left to the fast model and the set rules: the verifier was trained on one
 passage at a time, and on 2WikiMultihopQA dev sets it turned away right chains (F1 0.688 ->
 0.586 when it re-read them too). Nor does it read what other steps support by
@@ -68,8 +71,9 @@ class SecondReading:
         # capital expenditures of $1,822 million in 2020
         if len(state.evidence) != 1 or row_label(state.evidence[0].text) is not None:
             return
-        premise = ctx.passage(state.evidence[0].sentences, state.claim)
-        p = float(again.score([premise], state.claim.text)[0, ENTAILMENT])
+        heard = replace(again, headings="claim")  # as ``_instead`` reads: "This process results in ..."
+        premise = heard.passage(state.evidence[0].sentences, state.claim)
+        p = float(heard.score([premise], state.claim.text)[0, ENTAILMENT])
         self.read += 1
         if p < self.threshold:
             state.passes = False
