@@ -21,8 +21,8 @@ from gechat.answer.base import PrefillingAnswerer, StreamingAnswerer
 from gechat.answer.claims import make_claims
 from gechat.answer.excerpts import focus
 from gechat.correct import CORRECTORS, Corrector
-from gechat.documents import Deadline, Limits, chunk_sentences, load_document, split_sentences
-from gechat.documents.table_titles import chunk_leads, embedded_text, with_row_leads
+from gechat.documents.reading import read_document
+from gechat.documents.table_titles import embedded_text
 from gechat.errors import DuplicateDocumentError, GechatError, StoreError
 from gechat.evidence import SELECTORS, EvidencePool, EvidenceSelector
 from gechat.graph import EXTRACTORS
@@ -40,7 +40,7 @@ from gechat.settings import Settings
 from gechat.store.base import NewDocument
 from gechat.store.faults import kill_point
 from gechat.store.registry import open_store
-from gechat.types import Answer, ChunkHit, ChunkSpan, CoEReport, Document, ParsedDocument, SentenceSpan, Usage
+from gechat.types import Answer, ChunkHit, CoEReport, Document, Usage
 
 Progress = Callable[[str, str], None]  # (file, step)
 EMBED_SLICE = 512  # texts embedded between two progress updates
@@ -371,21 +371,6 @@ class Workspace:
 
     def close(self) -> None:
         self.store.close()
-
-
-def read_document(path: Path, size: int, settings: Settings
-                  ) -> tuple[ParsedDocument, list[SentenceSpan], list[ChunkSpan]]:
-    """What adding a file does before embedding: load, split and chunk it, within the
-    settings' size limit and time budgets (``size``: the file's bytes)."""
-    s = settings
-    budget = (s.ingest_budget_s, s.ingest_budget_s_per_mb)
-    limits = Limits.from_settings(s)  # what one document may hold: pages, text, sentences, elements
-    parsed = load_document(path, limits=limits,
-                           deadline=Deadline.for_size(path.name, "parsing", size, *budget, unit="MB of file"))
-    split_budget = Deadline.for_size(path.name, "sentence splitting", len(parsed.text), *budget, unit="MB of text")
-    sentences = with_row_leads(split_sentences(parsed, split_budget, limits.max_sentences))
-    chunks = chunk_sentences(sentences, parsed.text, chunk_tokens=s.chunk_tokens, n_chunks=s.n_chunks)
-    return parsed, sentences, chunk_leads(sentences, chunks)
 
 
 class _Lazy:

@@ -58,6 +58,17 @@ def is_amount(text: str) -> bool:
         any(c.isalpha() for c in w) and len(w) > 2 for w in words)
 
 
+UNIT_SCALE = re.compile(r"(?i)\b(thousand|million|billion)s?\b")
+
+
+def row_unit(text: str) -> str:
+    """The table's unit a canonical row ends with ("(Millions)"), or ""."""
+    if not text.endswith(")"):
+        return ""
+    unit = text[text.rfind(" (") + 1:]
+    return unit if UNIT_SCALE.search(unit) else ""
+
+
 def row_label(text: str) -> str | None:
     """The label of a canonical table row ("Net income" of "Net income | 2018: $ 5,363"), or
     None when ``text`` is not one."""
@@ -191,5 +202,5 @@ def _column_heads(rows: Sequence[Sequence[str]]) -> list[str]:
     return heads if any(heads[1:]) else []
 
 
-__all__ = ["MARKER", "SEPARATOR", "Part", "compose", "is_amount", "markdown_tables", "row_label", "text_rows",
-           "unit_of", "units_once"]
+__all__ = ["MARKER", "SEPARATOR", "UNIT_SCALE", "Part", "compose", "is_amount", "markdown_tables", "row_label",
+           "row_unit", "text_rows", "unit_of", "units_once"]

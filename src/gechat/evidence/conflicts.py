@@ -19,12 +19,12 @@ import re
 from collections.abc import Sequence
 
 from gechat.documents.headings import SEPARATOR
-from gechat.documents.tables import row_label
+from gechat.documents.tables import row_label, row_unit
 from gechat.evidence.base import ClaimInput
 from gechat.evidence.dates import years
 from gechat.evidence.framing import as_changes, states_change
 from gechat.evidence.steps import ClaimState, EvidenceContext, active
-from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, row_unit, stated
+from gechat.evidence.values import Quantity, agree, claimed, comparable, narrow, quantities, stated
 from gechat.lexical import CLAUSE_NUMBER, LOCATOR, META, content_keys, fact_keys, number_keys, spelled_keys
 from gechat.types import Sentence
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gechat.documents.tables import row_label
+from gechat.documents.tables import row_label, row_unit
 from gechat.evidence.comparing import CHANGE, LEAST, LESS, MORE, MOST
 from gechat.evidence.dates import years
 from gechat.evidence.rows import abbreviated
 from gechat.evidence.steps import ClaimState
-from gechat.evidence.values import Cell, Quantity, agree, cell_values, claimed, row_cells, row_unit
+from gechat.evidence.values import Cell, Quantity, agree, cell_values, claimed, row_cells
 from gechat.lexical import META, META_WORDS, content_keys, offered, words
 
 # what a figure of the other sign means: money going out, lost or spent

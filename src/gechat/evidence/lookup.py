@@ -43,7 +43,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gechat.documents.tables import row_label
+from gechat.documents.tables import row_label, row_unit
 from gechat.evidence.base import ClaimInput
 from gechat.evidence.comparing import CHANGE
 from gechat.evidence.dates import years
@@ -60,7 +60,6 @@ from gechat.evidence.values import (
     comparable,
     in_asked_unit,
     row_cells,
-    row_unit,
     stated,
     stating,
 )

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from gechat.documents.tables import MARKER, SEPARATOR, row_label
+from gechat.documents.tables import MARKER, SEPARATOR, UNIT_SCALE, row_label, row_unit
 from gechat.evidence.dates import years
 from gechat.lexical import CLAUSE_NUMBER, LOCATOR, number_keys, restates_words
 
@@ -332,7 +332,6 @@ def agreeing_keys(claim: str, evidence: str) -> frozenset[str]:
     return frozenset(q.key for q in quantities(claim) if q.kind != "year" and any(agree(q, s) for s in found))
 
 
-_UNIT_SCALE = re.compile(r"(?i)\b(thousand|million|billion)s?\b")
 
 
 CELL_KINDS = ("money", "number", "count", "percent")  # the kinds of value a table cell states
@@ -354,7 +353,7 @@ def row_cells(text: str) -> list[Cell]:
     if label is None:
         return []
     unit = row_unit(text)
-    scale = _UNIT_SCALE.search(unit)
+    scale = UNIT_SCALE.search(unit)
     if scale and "except" in unit.lower() and "per share" in label.lower():
         scale = None
     out = []
@@ -379,14 +378,6 @@ def stating(values: list[Quantity], text: str) -> list[Cell]:
     return [c for c in row_cells(text) if any(agree(v, f) for v in values for f in cell_values(c, not row_unit(text)))]
 
 
-def row_unit(text: str) -> str:
-    """The table's unit a canonical row ends with ("(Millions)"), or ""."""
-    if not text.endswith(")"):
-        return ""
-    unit = text[text.rfind(" (") + 1:]
-    return unit if _UNIT_SCALE.search(unit) else ""
-
-
 def narrow(text: str, wanted: frozenset[str] | set[str], *, strict: bool = False) -> str:
     """A table row cut to its label and the cells of the periods ``wanted`` (and, unless
     ``strict``, cells of no period: "Fourth Quarter" of a row whose label names the year), with
@@ -403,4 +394,4 @@ def narrow(text: str, wanted: frozenset[str] | set[str], *, strict: bool = False
 
 
 __all__ = ["Cell", "Quantity", "agree", "agreeing_keys", "comparable", "located", "narrow",
-           "quantities", "restated", "row_cells", "row_unit", "stated", "stating", "unshown"]
+           "quantities", "restated", "row_cells", "stated", "stating", "unshown"]
