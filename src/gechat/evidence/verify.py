@@ -57,21 +57,25 @@ class SecondReading:
     def run(self, states: list[ClaimState], ctx: EvidenceContext) -> None:
         if self.verifier is None:
             return
-        again = replace(ctx, scorer=self.verifier)  # the same wording of the claim's values
+        # the same wording of the claim's values, each passage read under the headings that say
+        # what it is about ("4. Confidentiality" over "These obligations survive for five (5)
+        # years"; the paper's title over "This process results in about 684K training triples"),
+        # whatever ``evidence_headings`` says; the fast model reads bare sentences (headings
+        # cost it dev F1 on 2Wiki)
+        heard = replace(ctx, scorer=self.verifier, headings="claim")
         for state in active(states):
             if state.passes:
-                self._again(state, ctx, again)
+                self._again(state, heard)
             elif self.top:
-                self._instead(state, ctx, again)
+                self._instead(state, ctx, heard)
 
-    def _again(self, state: ClaimState, ctx: EvidenceContext, again: EvidenceContext) -> None:
+    def _again(self, state: ClaimState, heard: EvidenceContext) -> None:
         """The one passage that passed, read again; below the threshold the claim no longer passes."""
         # a table row is read by the checks of its label, columns and values: the verifier,
         # trained on prose, turned away "Total capital expenditures | 2020: $ 1,822" for
         # capital expenditures of $1,822 million in 2020
         if len(state.evidence) != 1 or row_label(state.evidence[0].text) is not None:
             return
-        heard = replace(again, headings="claim")  # as ``_instead`` reads: "This process results in ..."
         premise = heard.passage(state.evidence[0].sentences, state.claim)
         p = float(heard.score([premise], state.claim.text)[0, ENTAILMENT])
         self.read += 1
@@ -80,7 +84,7 @@ class SecondReading:
             state.note = (f"the verifier, reading the passage again, did not find the claim in it "
                           f"(P {p:.2f} < {self.threshold:.2f})")
 
-    def _instead(self, state: ClaimState, ctx: EvidenceContext, again: EvidenceContext) -> None:
+    def _instead(self, state: ClaimState, ctx: EvidenceContext, heard: EvidenceContext) -> None:
         """The best candidates that hold the claim's names and numbers, read by the verifier
         where the fast model passed none; at the threshold the best of them supports it."""
         if state.probs is None or state.f is None or not state.candidates:
@@ -90,10 +94,6 @@ class SecondReading:
                   and ctx.covers(state.claim, state.candidates[i].text, state.candidates[i].context)]
         if not picked:
             return
-        # read under the headings that say what it is about ("4. Confidentiality" over "These
-        # obligations survive for five (5) years"), whatever ``evidence_headings`` says; the
-        # fast model reads bare sentences (headings cost it dev F1 on 2Wiki)
-        heard = replace(again, headings="claim")
         probs = heard.score([heard.passage([state.candidates[i]], state.claim) for i in picked], state.claim.text)
         self.read += len(picked)
         best = int(np.argmax(probs[:, ENTAILMENT]))
