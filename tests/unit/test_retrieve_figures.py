@@ -102,3 +102,25 @@ def test_the_rest_of_a_table_a_retrieved_chunk_cuts_is_read_with_it() -> None:
     assert [r.text.split(" |")[0] for r in rows] == ["Total net sales", "Cost of sales", "Operating income"]
     # a chunk that opens and ends with prose cuts no table
     assert table_rest(store, [ChunkHit(chunk=store.chunks([1])[0], score=1.0)], STATEMENT[1]) == ([], [])  # type: ignore[arg-type]
+
+
+def test_a_table_with_no_unit_line_or_a_sub_heading_in_a_chunk_runs_on() -> None:
+    # rows ending in a bracketed negative name no unit, and a chunk holding "Investing
+    # activities:" besides its rows is not where the table ends
+    table = {
+        1: _sentences(1, ["Net cash from operations | 2022: 1,824 | 2021: 1,705"], 0),
+        2: _sentences(2, ["Investing activities:", "Capital spending | 2022: (930) | 2021: (737)"], 10),
+        3: _sentences(3, ["Other, net | 2022: (32) | 2021: 25"], 20),
+    }
+
+    class Store(_Chunks):
+        def chunk_ids(self, doc_id: int) -> list[int]:
+            return list(table)
+
+        def sentences_of_chunks(self, ids: Sequence[int]) -> list[Sentence]:
+            return [s for i in ids for s in table[i]]
+
+    store = Store()
+    added, rows = table_rest(store, [ChunkHit(chunk=store.chunks([3])[0], score=1.0)], table[3])  # type: ignore[arg-type]
+    assert [h.chunk.id for h in added] == [1, 2]
+    assert [r.text.split(" |")[0] for r in rows] == ["Net cash from operations", "Capital spending"]

@@ -23,7 +23,7 @@ from itertools import takewhile
 
 import numpy as np
 
-from gechat.documents.tables import row_label
+from gechat.documents.tables import row_label, row_unit
 from gechat.models.embed_base import Embedder
 from gechat.retrieve.lexical import figures
 from gechat.retrieve.vector import hits_for
@@ -94,25 +94,20 @@ def table_rest(store: Store, hits: list[ChunkHit], sentences: Sequence[Sentence]
         for edge, step in ((own[0], -1), (own[-1], 1)):
             if row_label(edge.text) is None:
                 continue
-            unit, taken, j = _unit(edge.text), 0, k + step
+            unit, taken, j = row_unit(edge.text), 0, k + step
             while 0 <= j < len(ids) and ids[j] not in have and taken < TABLE_REST:
                 listed = sorted(store.sentences_of_chunks([ids[j]]), key=lambda s: s.ord)
-                run = list(takewhile(partial(_continues, unit=unit), listed if step > 0 else reversed(listed)))
-                run = [s for s in run if row_label(s.text) is not None][:TABLE_REST - taken]
+                kept = list(takewhile(partial(_continues, unit=unit), listed if step > 0 else reversed(listed)))
+                run = [s for s in kept if row_label(s.text) is not None][:TABLE_REST - taken]
                 if run and ids[j] not in added:
                     added[ids[j]] = ChunkHit(chunk=store.chunks([ids[j]])[0], score=0.0, doc_title=h.doc_title)
                 rows.update((s.id, s) for s in run)
                 taken += len(run)
-                if len(run) < len(listed):  # the table ends in this chunk
+                if len(kept) < len(listed):  # the table ends in this chunk
                     break
                 j += step
     return (sorted(added.values(), key=lambda h: (h.chunk.doc_id, h.chunk.ord)),
             sorted(rows.values(), key=lambda s: (s.doc_id, s.start)))
-
-
-def _unit(row: str) -> str:
-    """What a canonical row ends with in brackets ("(in millions, except per share data)")."""
-    return row[row.rfind(" (") + 1:] if row.endswith(")") and " (" in row else ""
 
 
 def _continues(s: Sentence, unit: str) -> bool:
@@ -120,7 +115,7 @@ def _continues(s: Sentence, unit: str) -> bool:
     a line that heads the rows under it ("Operating expenses:")."""
     if row_label(s.text) is None:
         return s.text.rstrip().endswith(":") and len(s.text) < 80
-    return _unit(s.text) == unit
+    return row_unit(s.text) == unit
 
 
 __all__ = ["figure_rows", "stating_chunks", "table_rest"]
